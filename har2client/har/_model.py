@@ -1,0 +1,82 @@
+"""What a recording is, independent of the HAR file that stores it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from urllib.parse import parse_qsl, urlsplit
+
+
+@dataclass
+class Message:
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    body: str = ""             # text, or base64 when ``body_base64``
+    mime_type: str = ""
+    body_base64: bool = False
+
+    def header(self, name: str) -> str | None:
+        lname = name.lower()
+        for k, v in self.headers:
+            if k.lower() == lname:
+                return v
+        return None
+
+
+@dataclass
+class Request(Message):
+    method: str = "GET"
+    url: str = ""
+    http_version: str = "HTTP/1.1"
+    form_params: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def query(self) -> list[tuple[str, str]]:
+        return parse_qsl(urlsplit(self.url).query, keep_blank_values=True)
+
+    @property
+    def host(self) -> str:
+        return urlsplit(self.url).netloc
+
+    @property
+    def path(self) -> str:
+        return urlsplit(self.url).path or "/"
+
+
+@dataclass
+class Response(Message):
+    status: int = 0
+    status_text: str = ""
+    http_version: str = "HTTP/1.1"
+
+
+@dataclass
+class Entry:
+    request: Request
+    response: Response
+    started: str                # ISO 8601 with milliseconds and zone
+    time_ms: float = 0.0
+    timings: dict[str, float] = field(default_factory=dict)
+    pageref: str = ""
+    resource_type: str = ""     # Chrome's _resourceType: xhr, fetch, script, font, ...
+    server_ip: str = ""
+
+
+@dataclass
+class Page:
+    id: str
+    title: str
+    started: str
+
+
+@dataclass
+class Recording:
+    entries: list[Entry]
+    pages: list[Page] = field(default_factory=list)
+    creator: tuple[str, str] = ("HAR2Client", "0")
+    browser: tuple[str, str] | None = None
+    source: str = ""            # the file it was read from, for error messages
+
+    def hosts(self) -> list[str]:
+        seen: dict[str, int] = {}
+        for e in self.entries:
+            seen[e.request.host] = seen.get(e.request.host, 0) + 1
+        return sorted(seen, key=lambda h: -seen[h])
