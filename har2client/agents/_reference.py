@@ -38,17 +38,6 @@ class ApiError(Exception):
 '''
 
 
-def constructor_args(spec: ApiSpec) -> list[str]:
-    login = spec.switches.login
-    if login in ("header_key", "query_key"):
-        return ["api_key"]
-    if login == "oauth2_client_credentials":
-        return ["client_id", "client_secret"]
-    if login in ("password_bearer", "session_cookie", "basic"):
-        return ["username", "password"]
-    return []
-
-
 def reference_source(spec: ApiSpec, drop: str | None = None) -> str:
     sw = dataclasses.asdict(spec.switches)
     if drop:
@@ -58,7 +47,7 @@ def reference_source(spec: ApiSpec, drop: str | None = None) -> str:
     version, hidden, envelope = sw["version"], sw["hidden_header"], sw["envelope"]
     if login == "off":
         expiry = "off"  # nothing to renew without a login
-    args = constructor_args(spec)
+    args = spec.credential_names
     note = "all switches handled" if drop is None else f"without its {drop} handling"
     out = [HEADER.format(name=spec.name, release_note=note)]
 

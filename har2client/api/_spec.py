@@ -154,6 +154,18 @@ class ApiSpec:
         """The primary resource (Tier B APIs have exactly one)."""
         return self.resources[0]
 
+    @property
+    def credential_names(self) -> tuple[str, ...]:
+        """The constructor arguments, after ``base_url``, that a client of this API takes."""
+        login = self.switches.login
+        if login in ("header_key", "query_key"):
+            return ("api_key",)
+        if login == "oauth2_client_credentials":
+            return ("client_id", "client_secret")
+        if login in ("password_bearer", "session_cookie", "basic"):
+            return ("username", "password")
+        return ()
+
     def evolve(self, **changes: Any) -> "ApiSpec":
         """A new release of this API with ``changes`` applied."""
         return dataclasses.replace(self, **changes)

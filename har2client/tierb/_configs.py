@@ -68,6 +68,9 @@ def _on_sets(seed: int) -> list[set[str]]:
     r = rng(seed, "on-sets")
     levels = [lvl for lvl, n in LEVEL_COUNTS.items() for _ in range(n)]
     r.shuffle(levels)
+    # Task 00 is the one quickstart and the docs show: give it one of the all-switches slots.
+    top = levels.index(max(levels))
+    levels[0], levels[top] = levels[top], levels[0]
     # The hidden header goes to HIDDEN_HEADER_TASKS tasks; all-on tasks must have it.
     candidates = [i for i, lvl in enumerate(levels) if 0 < lvl < 6]
     forced = [i for i, lvl in enumerate(levels) if lvl == 6]

@@ -1,0 +1,167 @@
+"""The ``har2client`` command: a thin shell over the library.
+
+Every subcommand calls one library function; errors a user can cause print one
+line (``har2client: error: ...``) and exit 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import TYPE_CHECKING, Sequence
+
+from . import __version__
+from ._errors import Har2ClientError
+
+if TYPE_CHECKING:
+    from .grading import TestResult
+
+EPILOG = """\
+examples:
+  har2client quickstart
+  har2client build tierb --out runs/tierB --seed 1 --configs runs/tierb_configs.jsonl
+  har2client grade runs/tierB/tierb_00_invoices client.py
+  har2client grade runs/tierB/tierb_00_invoices client.py --json
+  har2client baseline reference runs/tierB/tierb_00_invoices -o ref.py
+  har2client render runs/tierB/tierb_00_invoices/recording.har
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="har2client",
+        description="Build API-client tasks from recorded HTTP traffic and grade clients on fresh servers.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"har2client {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    q = sub.add_parser("quickstart", help="build one Tier B task, grade its reference and replay clients",
+                       description="Build one Tier B task, grade its reference client (expect 1.000) and the "
+                                   "client that replays its recording (expect a low score), and say where the files are.")
+    q.add_argument("--dir", default="runs/quickstart", help="where to put the files (default: %(default)s)")
+
+    b = sub.add_parser("build", help="build task directories",
+                       description="Build task directories. The same seed gives byte-identical files.")
+    bsub = b.add_subparsers(dest="tier", required=True, metavar="TIER")
+    bt = bsub.add_parser("tierb", help="the 50 Tier B tasks (invented APIs, six switches)")
+    bt.add_argument("--out", required=True, help="directory to write tierb_NN_domain/ task directories into")
+    bt.add_argument("--seed", type=int, default=1, help="build seed (default: %(default)s)")
+    bt.add_argument("--limit", type=int, default=None, help="build only the first N tasks")
+    bt.add_argument("--configs", default=None, help="also write the task configurations as JSONL here")
+
+    g = sub.add_parser("grade", help="grade a client.py on a fresh grading server of a task",
+                       description="Grade CLIENT on a fresh instance of TASK (new data, credentials and host). "
+                                   "Prints each hidden test, then pass_rate=. Exit status: 0 graded, 1 the client "
+                                   "could not run at all (missing file, import error), 2 bad arguments or task.")
+    g.add_argument("task", help="task directory")
+    g.add_argument("client", help="the client.py to grade")
+    g.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    g.add_argument("--seed", type=int, default=None, help="grading-instance seed, to reproduce a grade")
+    g.add_argument("--call-timeout", type=float, default=None, help="seconds per client call (default: the task's)")
+    g.add_argument("--task-timeout", type=float, default=None, help="seconds for the whole grade (default: the task's)")
+
+    bl = sub.add_parser("baseline", help="write a baseline client of a task",
+                        description="reference: the task's own client (scores 1.000). replay: a client that "
+                                    "re-sends the recorded requests (what copying the recording gives).")
+    bl.add_argument("kind", choices=("reference", "replay"))
+    bl.add_argument("task", help="task directory")
+    bl.add_argument("-o", "--out", default=None, help="file to write (default: standard output)")
+
+    r = sub.add_parser("render", help="print a recording as compact text for a prompt",
+                       description="Read a HAR file (or a task directory's recording.har), check it, and print "
+                                   "the compact text rendering models are shown.")
+    r.add_argument("path", help="a .har file or a task directory")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except Har2ClientError as exc:
+        print(f"har2client: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("har2client: interrupted", file=sys.stderr)
+        return 130
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
+    from .tierb import build_tierb
+
+    def progress(done: int, total: int, task_id: str) -> None:
+        print(f"[{done}/{total}] {task_id}", file=sys.stderr, flush=True)
+
+    paths = build_tierb(args.out, args.seed, args.limit, args.configs, progress=progress)
+    print(f"built {len(paths)} tasks in {args.out}" + (f"; configs in {args.configs}" if args.configs else ""))
+    return 0
+
+
+def _cmd_grade(args: argparse.Namespace) -> int:
+    from .grading import Limits, grade
+    from .tasks import load_task
+
+    task = load_task(args.task)
+    g = task.grading
+    limits = Limits(call_seconds=args.call_timeout or float(g.get("call_seconds", 10)),
+                    task_seconds=args.task_timeout or float(g.get("task_seconds", 120)))
+
+    printed = 0
+
+    def progress(t: "TestResult") -> None:
+        nonlocal printed
+        printed += 1
+        if not args.json:
+            print(_test_line(t), flush=True)
+
+    result = grade(task, args.client, seed=args.seed, limits=limits, progress=progress)
+    if args.json:
+        print(json.dumps(result.to_dict()))
+    else:
+        for t in result.tests[printed:]:  # tests that never ran: the client could not load, or time ran out
+            print(_test_line(t))
+        for w in result.warnings:
+            print(f"warning: {w}", file=sys.stderr)
+        if result.error:
+            print(f"har2client: error: {result.error}", file=sys.stderr)
+        print(f"{result.task_id}: {result.passed}/{result.total} tests passed in {result.seconds:.2f} s "
+              f"(grading seed {result.grading_seed})")
+        print(f"pass_rate={result.pass_rate:.3f}")
+    return 1 if result.error else 0
+
+
+def _test_line(t: "TestResult") -> str:
+    return f"PASS  {t.name}" if t.passed else f"FAIL  {t.name}: {t.error}"
+
+
+def _cmd_baseline(args: argparse.Namespace) -> int:
+    from .agents import baseline_source
+
+    source = baseline_source(args.kind, args.task)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            fh.write(source)
+        print(f"wrote the {args.kind} client of {args.task} to {args.out}")
+    else:
+        sys.stdout.write(source)
+    return 0
+
+
+def _cmd_render(args: argparse.Namespace) -> int:
+    from .har import read_har, render_compact
+
+    path = os.path.join(args.path, "recording.har") if os.path.isdir(args.path) else args.path
+    sys.stdout.write(render_compact(read_har(path)))
+    return 0
+
+
+def _cmd_quickstart(args: argparse.Namespace) -> int:
+    from .quickstart import quickstart
+
+    return quickstart(args.dir)
+
+
+COMMANDS = {"build": _cmd_build, "grade": _cmd_grade, "baseline": _cmd_baseline, "render": _cmd_render,
+            "quickstart": _cmd_quickstart}

@@ -1,0 +1,142 @@
+"""The judge: the trusted side of grading.
+
+It starts a fresh grading instance (new data, credentials and host) in its own
+process, hands the client only a base URL and credentials, drives the client
+through a worker process, and decides every test itself from the instance's
+state. Nothing the client prints, returns or does to its own process can mark
+a test as passed.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from typing import Any, Callable
+
+from .._errors import ClientFileError
+from .._seeding import rng
+from ..api import Instance, instance_seed, serve
+from ..tasks._task import Task, load_task
+from ._process import Limits, WorkerFailure, WorkerProcess
+from ._result import GradeResult, TestResult
+from ._tests import KINDS, ClientRaised, Context, TestFailure
+
+Progress = Callable[[TestResult], None]
+
+
+def grade(task: Task | str, client_path: str, *, seed: int | None = None, limits: Limits | None = None,
+          progress: Progress | None = None, stop_at_first_failure: bool = False) -> GradeResult:
+    """Grade ``client_path`` on a fresh grading instance of ``task``.
+
+    ``seed`` fixes the grading instance (for reproducing a grade); by default every
+    grade draws a new one. A client that cannot be loaded, crashes or hangs fails
+    the tests it did not pass, with the reason; the judge never raises for that.
+    """
+    task = task if isinstance(task, Task) else load_task(task)
+    g = task.grading
+    limits = limits or Limits(call_seconds=float(g.get("call_seconds", 10)),
+                              task_seconds=float(g.get("task_seconds", 120)))
+    grading_seed = seed if seed is not None else secrets.randbits(62)
+    started = time.monotonic()
+    tests = task.tests
+    results: list[TestResult] = []
+    client_label = os.fspath(client_path)
+
+    def finish(error: str | None = None) -> GradeResult:
+        for t in tests[len(results):]:
+            results.append(TestResult(t.name, False, error or "not run"))
+        return GradeResult(task.task_id, results, time.monotonic() - started, grading_seed, "partial",
+                           client_label, error,
+                           warnings=["isolation is partial: the client runs in a separate process with resource "
+                                     "limits, but without network or filesystem namespaces"])
+
+    try:
+        _check_client_file(client_label)
+    except ClientFileError as exc:
+        return finish(str(exc))
+
+    spec = task.spec
+    instance = Instance(spec, instance_seed(int(g["task_seed"]), "grading", grading_seed))
+    server = serve(instance)
+    worker: WorkerProcess | None = None
+    load_error: str | None = None
+    kwargs = {"base_url": server.base_url, **instance.credentials}
+    class_name = g.get("class_name", "Client")
+    try:
+        for test in tests:
+            if load_error:
+                break
+            left = limits.task_seconds - (time.monotonic() - started)
+            if left <= 0:
+                results.append(TestResult(test.name, False, f"the grade's time limit ({limits.task_seconds:g} s) ran out"))
+                continue
+            if worker is None:
+                worker = WorkerProcess(client_label, limits)
+                try:
+                    reply = worker.request({"op": "load", "class": class_name}, min(limits.call_seconds, left))
+                except WorkerFailure as exc:
+                    load_error = f"client.py could not be loaded: {exc}"
+                    break
+                if not reply.get("ok"):
+                    err = reply.get("error", {})
+                    load_error = f"client.py could not be loaded: {err.get('type')}: {err.get('message')}"
+                    break
+            outcome = _run_one(test, worker, spec, instance, kwargs, class_name, limits, started, grading_seed)
+            if outcome.error and outcome.error.startswith("worker:"):
+                outcome.error = outcome.error[len("worker:"):]
+                worker.close()
+                worker = None
+            results.append(outcome)
+            if progress:
+                progress(outcome)
+            if stop_at_first_failure and not outcome.passed:
+                break
+    finally:
+        if worker is not None:
+            worker.close()
+        server.close()
+    return finish(load_error)
+
+
+def _check_client_file(path: str) -> None:
+    if not os.path.exists(path):
+        raise ClientFileError(f"{path}: no such client file")
+    if not os.path.isfile(path):
+        raise ClientFileError(f"{path}: not a file")
+    if not os.access(path, os.R_OK):
+        raise ClientFileError(f"{path}: not readable")
+
+
+def _run_one(test: Any, worker: WorkerProcess, spec: Any, instance: Instance, kwargs: dict[str, Any],
+             class_name: str, limits: Limits, started: float, grading_seed: int) -> TestResult:
+    def budget() -> float:
+        left = limits.task_seconds - (time.monotonic() - started)
+        if left <= 0:
+            raise WorkerFailure(f"the grade's time limit ({limits.task_seconds:g} s) ran out")
+        return min(limits.call_seconds, left)
+
+    def call(method: str, *args: Any, **kw: Any) -> Any:
+        reply = worker.request({"op": "call", "method": method, "args": list(args), "kwargs": kw}, budget())
+        if not reply.get("ok"):
+            raise ClientRaised(method, reply.get("error") or {})
+        return reply.get("value")
+
+    current = "Client(...)"
+    try:
+        reply = worker.request({"op": "new", "class": class_name, "kwargs": kwargs}, budget())
+        if not reply.get("ok"):
+            raise ClientRaised(f"{class_name}(...)", reply.get("error") or {})
+
+        def tracked(method: str, *args: Any, **kw: Any) -> Any:
+            nonlocal current
+            current = method
+            return call(method, *args, **kw)
+
+        ctx = Context(spec, instance, tracked, rng(grading_seed, "test", test.name))
+        KINDS[test.kind](ctx, test.params)
+        return TestResult(test.name, True)
+    except (TestFailure, ClientRaised) as exc:
+        return TestResult(test.name, False, str(exc))
+    except WorkerFailure as exc:
+        return TestResult(test.name, False, f"worker:{exc} (during {current})")

@@ -1,0 +1,68 @@
+"""What a grade says: per-test outcomes and the pass rate, readable by people and programs."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+GRADER_VERSION = "0.1.0"
+
+
+@dataclass
+class TestResult:
+    name: str
+    passed: bool
+    error: str | None = None
+
+
+@dataclass
+class GradeResult:
+    task_id: str
+    tests: list[TestResult]
+    seconds: float
+    grading_seed: int
+    isolation: str
+    client: str
+    error: str | None = None          # why nothing could run (missing file, import failure)
+    grader_version: str = GRADER_VERSION
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> int:
+        return sum(t.passed for t in self.tests)
+
+    @property
+    def total(self) -> int:
+        return len(self.tests)
+
+    @property
+    def pass_rate(self) -> float:
+        return self.passed / self.total if self.tests else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "task_id": self.task_id,
+            "pass_rate": round(self.pass_rate, 6),
+            "passed": self.passed,
+            "total": self.total,
+            "tests": [asdict(t) for t in self.tests],
+            "seconds": round(self.seconds, 3),
+            "grader_version": self.grader_version,
+            "grading_seed": self.grading_seed,
+            "isolation": self.isolation,
+            "client": self.client,
+            "error": self.error,
+            "warnings": self.warnings,
+        }
+
+    def render(self) -> str:
+        lines = []
+        for t in self.tests:
+            lines.append(f"PASS  {t.name}" if t.passed else f"FAIL  {t.name}: {t.error}")
+        for w in self.warnings:
+            lines.append(f"warning: {w}")
+        if self.error:
+            lines.append(f"error: {self.error}")
+        lines.append(f"{self.task_id}: {self.passed}/{self.total} tests passed in {self.seconds:.2f} s")
+        lines.append(f"pass_rate={self.pass_rate:.3f}")
+        return "\n".join(lines)

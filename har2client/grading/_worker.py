@@ -1,0 +1,154 @@
+"""The untrusted side of grading: imports ``client.py`` and executes the calls the judge sends.
+
+This file runs as a script in its own process (``python -I _worker.py RFD WFD CLIENT``),
+deliberately importing nothing from HAR2Client: the judge's code, tests and
+truth are never in this process. It sets its own resource limits before the
+client is imported, answers one frame per request, and sends results back as
+plain JSON data only, so an object that claims equality cannot cross.
+
+Frames are a 4-byte big-endian length and UTF-8 JSON.
+"""
+
+import importlib.util
+import json
+import os
+import resource
+import signal
+import struct
+import sys
+import traceback
+
+MAX_FRAME = 16 * 1024 * 1024
+PLAIN_SCALARS = (str, int, float, bool, type(None))
+
+
+class NotPlainData(Exception):
+    pass
+
+
+def plain(value, depth=0):
+    """``value`` as JSON-able data, accepting only the exact built-in types (no subclasses)."""
+    if depth > 64:
+        raise NotPlainData("nested too deeply")
+    t = type(value)
+    if t in PLAIN_SCALARS:
+        if t is float and value != value:
+            raise NotPlainData("NaN is not a result")
+        return value
+    if t is list or t is tuple:
+        return [plain(v, depth + 1) for v in value]
+    if t is dict:
+        out = {}
+        for k, v in value.items():
+            if type(k) is not str:
+                raise NotPlainData(f"dict key of type {type(k).__name__}")
+            out[k] = plain(v, depth + 1)
+        return out
+    raise NotPlainData(f"a {t.__module__}.{t.__qualname__} object")
+
+
+def read_exact(fd, n):
+    chunks = []
+    while n:
+        b = os.read(fd, n)
+        if not b:
+            return None
+        chunks.append(b)
+        n -= len(b)
+    return b"".join(chunks)
+
+
+def read_frame(fd):
+    head = read_exact(fd, 4)
+    if head is None:
+        return None
+    (size,) = struct.unpack(">I", head)
+    if size > MAX_FRAME:
+        return None
+    body = read_exact(fd, size)
+    return None if body is None else json.loads(body)
+
+
+def write_frame(fd, obj):
+    data = json.dumps(obj).encode()
+    data = struct.pack(">I", len(data)) + data
+    while data:
+        n = os.write(fd, data)
+        data = data[n:]
+
+
+def describe(exc):
+    t = type(exc)
+    where = ""
+    tb = traceback.extract_tb(exc.__traceback__)
+    client_frames = [f for f in tb if os.path.basename(f.filename) == "client.py"]
+    if client_frames:
+        where = f" (client.py line {client_frames[-1].lineno})"
+    if isinstance(exc, SyntaxError) and exc.filename and os.path.basename(exc.filename) == "client.py":
+        where = f" (client.py line {exc.lineno})"
+    message = str(exc)
+    if len(message) > 500:
+        message = message[:500] + "..."
+    return {"type": t.__name__, "mro": [c.__name__ for c in t.__mro__], "message": message + where}
+
+
+def set_limits(memory_mb, file_mb, cpu_seconds):
+    def lim(kind, value):
+        try:
+            resource.setrlimit(kind, (value, value))
+        except (ValueError, OSError):
+            pass  # a hard limit lower than ours already holds
+    lim(resource.RLIMIT_AS, memory_mb * 1024 * 1024)
+    lim(resource.RLIMIT_FSIZE, file_mb * 1024 * 1024)
+    lim(resource.RLIMIT_CPU, cpu_seconds)
+    lim(resource.RLIMIT_CORE, 0)
+    # A write past the file limit should fail in the client, not kill the worker silently.
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+
+def main():
+    rfd, wfd, client_path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    memory_mb, file_mb, cpu_seconds = (int(x) for x in sys.argv[4:7])
+    set_limits(memory_mb, file_mb, cpu_seconds)
+    module = None
+    client = None
+    while True:
+        msg = read_frame(rfd)
+        if msg is None:
+            return
+        reply = {"id": msg.get("id")}
+        try:
+            op = msg.get("op")
+            if op == "load":
+                spec = importlib.util.spec_from_file_location("client", client_path)
+                module = importlib.util.module_from_spec(spec)
+                sys.modules["client"] = module
+                spec.loader.exec_module(module)
+                if not isinstance(getattr(module, msg["class"], None), type):
+                    raise AttributeError(f"client.py defines no class {msg['class']}")
+                value = None
+            elif op == "new":
+                client = getattr(module, msg["class"])(*msg.get("args", []), **msg.get("kwargs", {}))
+                value = None
+            elif op == "call":
+                fn = getattr(client, msg["method"], None)
+                if fn is None or not callable(fn):
+                    raise AttributeError(f"Client has no method {msg['method']}")
+                value = plain(fn(*msg.get("args", []), **msg.get("kwargs", {})))
+            else:
+                raise ValueError(f"unknown op {op!r}")
+            reply.update(ok=True, value=value)
+        except NotPlainData as exc:
+            reply.update(ok=False, error={"type": "NotPlainData", "mro": ["NotPlainData"],
+                                          "message": f"the result is not plain data: {exc}"})
+        except BaseException as exc:  # SystemExit and KeyboardInterrupt from the client are failures too
+            reply.update(ok=False, error=describe(exc))
+        try:
+            write_frame(wfd, reply)
+        except (ValueError, TypeError) as exc:
+            write_frame(wfd, {"id": msg.get("id"), "ok": False,
+                              "error": {"type": "NotPlainData", "mro": [], "message": str(exc)}})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""``har2client quickstart``: the whole loop on one task, with no model and no network."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .agents import baseline_source
+from .grading import grade
+from .tierb import build_tierb
+
+
+def quickstart(base_dir: str = "runs/quickstart", seed: int = 1) -> int:
+    """Build one Tier B task, grade its reference and replay clients, and report. Returns an exit status."""
+    tasks_dir = os.path.join(base_dir, "tierB")
+    configs = os.path.join(base_dir, "tierb_configs.jsonl")
+    print(f"1. building one Tier B task (seed {seed}) into {tasks_dir}", flush=True)
+    [task] = build_tierb(tasks_dir, seed, limit=1, configs_path=configs)
+    scores = {}
+    for step, kind in ((2, "reference"), (3, "replay")):
+        client = os.path.join(base_dir, f"{'ref' if kind == 'reference' else 'replay'}.py")
+        with open(client, "w", encoding="utf-8") as fh:
+            fh.write(baseline_source(kind, task))
+        print(f"{step}. grading the {kind} client {client} on a fresh server", flush=True)
+        result = grade(task, client)
+        for t in result.tests:
+            print(f"   {'PASS' if t.passed else 'FAIL'}  {t.name}" + ("" if t.passed else f": {t.error}"))
+        print(f"   pass_rate={result.pass_rate:.3f}", flush=True)
+        scores[kind] = result.pass_rate
+    print()
+    print(f"task:       {task}")
+    print(f"  visible:  goal.md, recording.har, task.json   hidden: {os.path.join(task, 'hidden')}")
+    print(f"configs:    {configs}")
+    print(f"reference:  pass_rate={scores['reference']:.3f}  (expected 1.000)")
+    print(f"replay:     pass_rate={scores['replay']:.3f}  (copying the recording; expected far below 1)")
+    print(f"next:       uv run har2client grade {task} client.py")
+    ok = scores["reference"] == 1.0 and scores["replay"] < 1.0
+    if not ok:
+        print("har2client: error: quickstart did not give the expected scores", file=sys.stderr)
+    return 0 if ok else 1

@@ -1,0 +1,114 @@
+"""A task directory: visible files at the top, everything grading needs under ``hidden/``.
+
+    TASK/goal.md                  what to write (no word about the switches)
+    TASK/recording.har            the recorded traffic
+    TASK/recording_evidence.har   (hidden-header tasks) the same session with one refused request
+    TASK/task.json                visible metadata
+    TASK/hidden/spec.json         the API description
+    TASK/hidden/tests.json        the hidden tests
+    TASK/hidden/grading.json      task seed, client signature, limits
+    TASK/hidden/reference_client.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+from typing import Any
+
+from .._errors import TaskError
+from ..api import ApiSpec
+
+VISIBLE = ("goal.md", "recording.har", "task.json")
+HIDDEN = ("spec.json", "tests.json", "grading.json", "reference_client.py")
+
+
+@dataclass(frozen=True)
+class HiddenTest:
+    """One hidden test as stored in ``hidden/tests.json``; the judge knows how to run each ``kind``."""
+
+    name: str
+    kind: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _read_json(path: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except FileNotFoundError:
+        raise TaskError(f"{path}: missing") from None
+    except json.JSONDecodeError as exc:
+        raise TaskError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+
+
+@dataclass
+class Task:
+    path: str
+
+    @cached_property
+    def meta(self) -> dict[str, Any]:
+        return _read_json(os.path.join(self.path, "task.json"))
+
+    @property
+    def task_id(self) -> str:
+        return str(self.meta["task_id"])
+
+    def file(self, name: str) -> str:
+        return os.path.join(self.path, name)
+
+    def hidden_file(self, name: str) -> str:
+        return os.path.join(self.path, "hidden", name)
+
+    @cached_property
+    def spec(self) -> ApiSpec:
+        return ApiSpec.from_dict(_read_json(self.hidden_file("spec.json")))
+
+    @cached_property
+    def tests(self) -> list[HiddenTest]:
+        return [HiddenTest(**t) for t in _read_json(self.hidden_file("tests.json"))]
+
+    @cached_property
+    def grading(self) -> dict[str, Any]:
+        return _read_json(self.hidden_file("grading.json"))
+
+    @property
+    def reference_path(self) -> str:
+        return self.hidden_file("reference_client.py")
+
+    @property
+    def recording_path(self) -> str:
+        return self.file("recording.har")
+
+
+def load_task(path: str | os.PathLike[str]) -> Task:
+    """The task at ``path``, checked to have every file grading needs."""
+    path = os.fspath(path)
+    if not os.path.isdir(path):
+        raise TaskError(f"{path}: no such task directory")
+    for name in VISIBLE:
+        if not os.path.isfile(os.path.join(path, name)):
+            raise TaskError(f"{path}: not a task directory ({name} is missing)")
+    for name in HIDDEN:
+        if not os.path.isfile(os.path.join(path, "hidden", name)):
+            raise TaskError(f"{path}: the hidden part is incomplete (hidden/{name} is missing)")
+    task = Task(path)
+    if "task_id" not in task.meta:
+        raise TaskError(f"{task.file('task.json')}: no task_id")
+    return task
+
+
+def write_json(path: str, data: Any) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=2, sort_keys=True, ensure_ascii=False)
+        fh.write("\n")
+
+
+def write_text(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(text)
