@@ -87,12 +87,12 @@ def _entry(e: Any, i: int, source: str) -> Entry:
     req, resp = e.get("request"), e.get("response")
     if not isinstance(req, dict):
         raise HarError(f"{where} has no request object")
-    if not isinstance(resp, dict):
-        raise HarError(f"{where} has no response object")
     if not isinstance(req.get("method"), str) or not req["method"]:
         raise HarError(f"{where} has no request.method")
     if not isinstance(req.get("url"), str) or not req["url"]:
         raise HarError(f"{where} has no request.url")
+    if not isinstance(resp, dict):
+        raise HarError(f"{where} has no response object")
     try:
         status = int(resp.get("status", 0) or 0)
     except (TypeError, ValueError):

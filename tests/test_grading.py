@@ -1,0 +1,129 @@
+"""The grader on the 50 Tier B tasks: reference 1.000 on fresh instances, replay fails, every switch matters."""
+
+import json
+import os
+import statistics
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from har2client.agents import baseline_source, reference_source
+from har2client.grading import grade
+from har2client.tasks import load_task
+
+
+def _parallel(fn, items):
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return list(pool.map(fn, items))
+
+
+def test_reference_scores_one_on_every_task_over_several_grading_seeds(tierb_tasks):
+    jobs = [(t, seed) for t in tierb_tasks for seed in (11, 22, 33)]
+    results = _parallel(lambda job: grade(job[0], os.path.join(job[0], "hidden", "reference_client.py"),
+                                          seed=job[1]), jobs)
+    failed = [(r.task_id, r.grading_seed, [t.error for t in r.tests if not t.passed]) for r in results
+              if r.pass_rate != 1.0]
+    assert not failed
+    assert len({r.grading_seed for r in results}) == 3
+
+
+def test_every_grade_uses_a_fresh_instance(tierb_tasks):
+    task = tierb_tasks[0]
+    ref = os.path.join(task, "hidden", "reference_client.py")
+    a, b = grade(task, ref), grade(task, ref)
+    assert a.grading_seed != b.grading_seed and a.pass_rate == b.pass_rate == 1.0
+
+
+def test_replay_mean_is_at_most_a_tenth(tierb_tasks, tmp_path):
+    def one(task):
+        path = tmp_path / f"{os.path.basename(task)}_replay.py"
+        path.write_text(baseline_source("replay", task))
+        return grade(task, str(path), seed=5).pass_rate
+
+    rates = _parallel(one, tierb_tasks)
+    assert statistics.mean(rates) <= 0.10
+    assert rates[0] == 0.0  # the all-switches showcase task
+
+
+def test_removing_any_switch_handling_fails_a_hidden_test(tierb_tasks, tmp_path):
+    """For every task and every switch it turns on, the reference without that switch's handling fails."""
+    jobs = []
+    for task in tierb_tasks:
+        spec = load_task(task).spec
+        for switch in spec.switches.on:
+            path = tmp_path / f"{os.path.basename(task)}_without_{switch}.py"
+            path.write_text(reference_source(spec, drop=switch))
+            jobs.append((task, switch, str(path)))
+    assert len(jobs) >= 150
+
+    def one(job):
+        task, switch, path = job
+        return job, grade(task, path, seed=9, stop_at_first_failure=True)
+
+    def killed(r):
+        return any(not t.passed and t.error != "not run" for t in r.tests)
+
+    survivors = [(os.path.basename(job[0]), job[1]) for job, r in _parallel(one, jobs) if not killed(r)]
+    assert not survivors
+
+
+def test_grade_result_json_shape(tierb_tasks):
+    r = grade(tierb_tasks[1], os.path.join(tierb_tasks[1], "hidden", "reference_client.py")).to_dict()
+    assert {"task_id", "pass_rate", "passed", "total", "tests", "seconds", "grader_version"} <= set(r)
+    assert r["total"] == len(r["tests"]) >= 7 and all({"name", "passed", "error"} <= set(t) for t in r["tests"])
+    json.dumps(r)
+
+
+BROKEN = {
+    "syntax_error": ("class Client:\n    def __init__(self, base_url\n", "SyntaxError"),
+    "no_client_class": ("x = 1\n", "defines no class Client"),
+    "import_raises": ("raise RuntimeError('boom at import')\n", "boom at import"),
+    "exit_at_import": ("import sys\nsys.exit(0)\n", "SystemExit"),
+    "os_exit_at_import": ("import os\nos._exit(0)\n", "exited with status 0"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_clients_that_cannot_load_score_zero_with_the_reason(tierb_tasks, tmp_path, name):
+    source, reason = BROKEN[name]
+    path = tmp_path / "client.py"
+    path.write_text(source)
+    r = grade(tierb_tasks[2], str(path))
+    assert r.pass_rate == 0.0 and r.total >= 7
+    assert reason in r.error and "\n" not in r.error
+    assert all(reason in t.error for t in r.tests)
+
+
+def test_a_missing_client_file_is_a_failure_not_a_crash(tierb_tasks, tmp_path):
+    r = grade(tierb_tasks[2], str(tmp_path / "nope.py"))
+    assert r.pass_rate == 0.0 and "no such client file" in r.error and r.total >= 7
+
+
+def _wrap_reference(task, body: str) -> str:
+    """The task's reference client with one method replaced by ``body`` (a misbehaving method)."""
+    spec = load_task(task).spec
+    src = reference_source(spec)
+    name = f"get_{spec.resource.name}"
+    return src + f"\n\ndef _bad(self, *a, **k):\n{body}\n\nClient.{name} = _bad\n"
+
+
+@pytest.mark.parametrize("body, reason", [
+    ("    while True:\n        pass", "timed out after 1 s"),
+    ("    import os\n    os._exit(3)", "exited with status 3"),
+    ("    raise SystemExit(0)", "SystemExit"),
+    ("    raise KeyboardInterrupt", "KeyboardInterrupt"),
+    ("    class Eq(dict):\n        def __eq__(self, o):\n            return True\n    return Eq()", "not plain data"),
+    ("    print('x' * 10_000_000)\n    return {}", "File too large"),
+], ids=["hang", "os_exit", "system_exit", "keyboard_interrupt", "always_equal", "floods_output"])
+def test_misbehaving_calls_fail_only_their_tests_and_grading_goes_on(tierb_tasks, tmp_path, body, reason):
+    from har2client.grading import Limits
+
+    task = tierb_tasks[3]
+    path = tmp_path / "client.py"
+    path.write_text(_wrap_reference(task, body))
+    r = grade(task, str(path), limits=Limits(call_seconds=1, task_seconds=60))
+    by_name = {t.name: t for t in r.tests}
+    get_tests = [t for n, t in by_name.items() if n.startswith("get_") or n in ("survives_token_expiry", "long_session")]
+    assert get_tests and all(not t.passed and reason in t.error for t in get_tests), [t.error for t in get_tests]
+    others = [t for n, t in by_name.items() if t not in get_tests]
+    assert others and all(t.passed for t in others), [(t.name, t.error) for t in others]

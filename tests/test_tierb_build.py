@@ -1,0 +1,94 @@
+"""Tier B tasks: 50 from one seed, byte-identical rebuilds, every switch variant, nothing hidden leaks."""
+
+import hashlib
+import json
+import os
+from collections import Counter
+
+from har2client.api._spec import SWITCH_NAMES, SWITCH_VARIANTS
+from har2client.har import read_har
+from har2client.tierb import build_tierb, tierb_configs
+
+
+def tree_digest(root) -> dict:
+    out = {}
+    for dirpath, _, files in os.walk(root):
+        for name in files:
+            path = os.path.join(dirpath, name)
+            with open(path, "rb") as fh:
+                out[os.path.relpath(path, root)] = hashlib.sha256(fh.read()).hexdigest()
+    return out
+
+
+def test_fifty_tasks_build_byte_identically_twice(tierb_dir, tmp_path):
+    build_tierb(str(tmp_path), 1, configs_path=str(tmp_path / "configs.jsonl"))
+    first, second = tree_digest(tierb_dir), tree_digest(tmp_path)
+    assert len([k for k in first if k.endswith("task.json")]) == 50
+    assert first == second
+
+
+def test_another_seed_gives_other_tasks(tmp_path):
+    build_tierb(str(tmp_path / "a"), 1, limit=2)
+    build_tierb(str(tmp_path / "b"), 2, limit=2)
+    a, b = tree_digest(tmp_path / "a"), tree_digest(tmp_path / "b")
+    shared = [k for k in a.keys() & b.keys() if k.endswith("recording.har")]
+    assert len(shared) == 2 and all(a[k] != b[k] for k in shared)
+
+
+def test_configs_file_matches_the_tasks(tierb_dir, tierb_tasks):
+    lines = [json.loads(x) for x in (tierb_dir / "configs.jsonl").read_text().splitlines()]
+    assert [x["task_id"] for x in lines] == [os.path.basename(t) for t in tierb_tasks]
+    assert lines[0]["task_id"] == "tierb_00_invoices"
+    for x in lines:
+        assert set(x["switches"]) == set(SWITCH_NAMES) and x["level"] == sum(v != "off" for v in x["switches"].values())
+
+
+def test_the_fifty_cover_domains_levels_and_every_variant():
+    configs = tierb_configs(1)
+    assert len(configs) == 50 and len({c.task_id for c in configs}) == 50
+    assert len({c.domain for c in configs}) >= 10
+    assert set(Counter(c.level for c in configs)) == set(range(7))
+    for name, variants in SWITCH_VARIANTS.items():
+        used = {getattr(c.switches, name) for c in configs}
+        assert used == {"off", *variants}, name
+    assert sum(c.switches.hidden_header != "off" for c in configs) == 25
+    assert tierb_configs(1, 3) == configs[:3]  # --limit builds a prefix of the same 50
+
+
+def test_visible_files_hold_nothing_hidden(tierb_tasks):
+    words = ("paging", "pagination", "envelope", "token", "expire", "version", "header", "cursor", "csrf",
+             "idempot", "digest", "switch")
+    for t in tierb_tasks:
+        goal = open(os.path.join(t, "goal.md")).read().lower()
+        assert not [w for w in words if w in goal], t
+        meta = json.load(open(os.path.join(t, "task.json")))
+        assert {"task_id", "tier", "case", "source", "observation_format", "level"} <= set(meta)
+        assert "switches" not in meta and "seed" not in json.dumps(meta)
+        reference = open(os.path.join(t, "hidden", "reference_client.py")).read()
+        tests = [x["name"] for x in json.load(open(os.path.join(t, "hidden", "tests.json")))]
+        for name in os.listdir(t):
+            if name == "hidden":
+                continue
+            text = open(os.path.join(t, name)).read()
+            assert reference[:200] not in text
+            assert not [n for n in tests if n in text], (t, name)
+
+
+def test_hidden_header_tasks_carry_an_evidence_recording_with_the_refusal(tierb_tasks):
+    with_evidence = 0
+    for t in tierb_tasks:
+        spec = json.load(open(os.path.join(t, "hidden", "spec.json")))
+        path = os.path.join(t, "recording_evidence.har")
+        if spec["switches"]["hidden_header"] == "off":
+            assert not os.path.exists(path)
+            continue
+        with_evidence += 1
+        plain = read_har(os.path.join(t, "recording.har"))
+        evidence = read_har(path)
+        host = spec["host"]
+        refused = [e for e in evidence.entries if e.request.host == host and e.response.status in (400, 403)]
+        assert refused, t
+        assert not [e for e in plain.entries if e.request.host == host and e.response.status in (400, 403)], t
+        api = lambda rec: [e for e in rec.entries if e.request.host == host]  # noqa: E731
+        assert len(api(evidence)) == len(api(plain)) + 1  # the same session plus the one refused request
+    assert with_evidence == 25
