@@ -3,7 +3,7 @@
 from ._app import ApiError, create_app
 from ._data import Store, fake_record, fake_value
 from ._instance import Clock, Instance, instance_seed
-from ._server import RunningServer, loopback_host, serve
+from ._server import RunningServer, listen_socket, loopback_host, serve
 from ._spec import (
     SWITCH_NAMES,
     SWITCH_VARIANTS,
@@ -17,5 +17,5 @@ from ._spec import (
 __all__ = [
     "ApiError", "ApiSpec", "Clock", "Details", "Field", "Instance", "Resource", "RunningServer",
     "SWITCH_NAMES", "SWITCH_VARIANTS", "Store", "Switches", "create_app", "fake_record", "fake_value",
-    "instance_seed", "loopback_host", "serve",
+    "instance_seed", "listen_socket", "loopback_host", "serve",
 ]

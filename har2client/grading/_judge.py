@@ -14,23 +14,26 @@ import secrets
 import time
 from typing import Any, Callable
 
-from .._errors import ClientFileError
+from .._errors import ClientFileError, GradingError
 from .._seeding import rng
-from ..api import Instance, instance_seed, serve
+from ..api import Instance, instance_seed, loopback_host, serve
 from ..tasks._task import Task, load_task
-from ._process import Limits, WorkerFailure, WorkerProcess
 from ._result import GradeResult, TestResult
+from ._sandbox import Limits, Sandbox, WorkerChannel, WorkerFailure, shared_sandbox
 from ._tests import KINDS, ClientRaised, Context, TestFailure
 
 Progress = Callable[[TestResult], None]
+MAX_CLIENT_BYTES = 1024 * 1024
 
 
 def grade(task: Task | str, client_path: str, *, seed: int | None = None, limits: Limits | None = None,
-          progress: Progress | None = None, stop_at_first_failure: bool = False) -> GradeResult:
+          progress: Progress | None = None, stop_at_first_failure: bool = False, isolation: str = "auto",
+          sandbox: Sandbox | None = None) -> GradeResult:
     """Grade ``client_path`` on a fresh grading instance of ``task``.
 
     ``seed`` fixes the grading instance (for reproducing a grade); by default every
-    grade draws a new one. A client that cannot be loaded, crashes or hangs fails
+    grade draws a new one. ``isolation`` is ``auto`` (full when the machine allows),
+    ``full`` or ``partial``. A client that cannot be loaded, crashes or hangs fails
     the tests it did not pass, with the reason; the judge never raises for that.
     """
     task = task if isinstance(task, Task) else load_task(task)
@@ -42,51 +45,57 @@ def grade(task: Task | str, client_path: str, *, seed: int | None = None, limits
     tests = task.tests
     results: list[TestResult] = []
     client_label = os.fspath(client_path)
+    box = sandbox or shared_sandbox(isolation)
+    box.ensure()
 
     def finish(error: str | None = None) -> GradeResult:
         for t in tests[len(results):]:
             results.append(TestResult(t.name, False, error or "not run"))
-        return GradeResult(task.task_id, results, time.monotonic() - started, grading_seed, "partial",
-                           client_label, error,
-                           warnings=["isolation is partial: the client runs in a separate process with resource "
-                                     "limits, but without network or filesystem namespaces"])
+        warnings = []
+        if box.isolation != "full":
+            warnings.append(f"isolation is partial ({box.why_partial}): the client runs in a separate process "
+                            "with resource limits, but can reach the network and the filesystem")
+        return GradeResult(task.task_id, results, time.monotonic() - started, grading_seed, box.isolation,
+                           client_label, error, warnings=warnings)
 
     try:
-        _check_client_file(client_label)
+        source = _read_client(client_label)
     except ClientFileError as exc:
         return finish(str(exc))
 
     spec = task.spec
     instance = Instance(spec, instance_seed(int(g["task_seed"]), "grading", grading_seed))
-    server = serve(instance)
-    worker: WorkerProcess | None = None
-    load_error: str | None = None
+    server = serve(instance, sock=box.listen(loopback_host(grading_seed)))
+    worker: WorkerChannel | None = None
+    fatal: str | None = None
     kwargs = {"base_url": server.base_url, **instance.credentials}
     class_name = g.get("class_name", "Client")
     try:
         for test in tests:
-            if load_error:
-                break
             left = limits.task_seconds - (time.monotonic() - started)
             if left <= 0:
                 results.append(TestResult(test.name, False, f"the grade's time limit ({limits.task_seconds:g} s) ran out"))
                 continue
             if worker is None:
-                worker = WorkerProcess(client_label, limits)
                 try:
+                    worker = box.spawn(source, limits)
                     reply = worker.request({"op": "load", "class": class_name}, min(limits.call_seconds, left))
+                except GradingError as exc:
+                    fatal = str(exc)
+                    break
                 except WorkerFailure as exc:
-                    load_error = f"client.py could not be loaded: {exc}"
+                    fatal = f"client.py could not be loaded: {exc}"
                     break
                 if not reply.get("ok"):
                     err = reply.get("error", {})
-                    load_error = f"client.py could not be loaded: {err.get('type')}: {err.get('message')}"
+                    fatal = f"client.py could not be loaded: {err.get('type')}: {err.get('message')}"
                     break
             outcome = _run_one(test, worker, spec, instance, kwargs, class_name, limits, started, grading_seed)
             if outcome.error and outcome.error.startswith("worker:"):
                 outcome.error = outcome.error[len("worker:"):]
                 worker.close()
                 worker = None
+                box.sweep()
             results.append(outcome)
             if progress:
                 progress(outcome)
@@ -95,20 +104,30 @@ def grade(task: Task | str, client_path: str, *, seed: int | None = None, limits
     finally:
         if worker is not None:
             worker.close()
+        box.sweep()
         server.close()
-    return finish(load_error)
+    return finish(fatal)
 
 
-def _check_client_file(path: str) -> None:
+def _read_client(path: str) -> str:
     if not os.path.exists(path):
         raise ClientFileError(f"{path}: no such client file")
     if not os.path.isfile(path):
         raise ClientFileError(f"{path}: not a file")
-    if not os.access(path, os.R_OK):
-        raise ClientFileError(f"{path}: not readable")
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_CLIENT_BYTES + 1)
+    except OSError as exc:
+        raise ClientFileError(f"{path}: cannot be read ({exc.strerror})") from None
+    if len(raw) > MAX_CLIENT_BYTES:
+        raise ClientFileError(f"{path}: larger than 1 MB")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ClientFileError(f"{path}: not UTF-8 text (byte {exc.start})") from None
 
 
-def _run_one(test: Any, worker: WorkerProcess, spec: Any, instance: Instance, kwargs: dict[str, Any],
+def _run_one(test: Any, worker: WorkerChannel, spec: Any, instance: Instance, kwargs: dict[str, Any],
              class_name: str, limits: Limits, started: float, grading_seed: int) -> TestResult:
     def budget() -> float:
         left = limits.task_seconds - (time.monotonic() - started)

@@ -1,10 +1,10 @@
 """The untrusted side of grading: imports ``client.py`` and executes the calls the judge sends.
 
-This file runs as a script in its own process (``python -I _worker.py RFD WFD CLIENT``),
-deliberately importing nothing from HAR2Client: the judge's code, tests and
-truth are never in this process. It sets its own resource limits before the
-client is imported, answers one frame per request, and sends results back as
-plain JSON data only, so an object that claims equality cannot cross.
+The zygote (``_zygote.py``) forks a process per grade that runs :func:`serve`.
+This module deliberately imports nothing from HAR2Client: the judge's code,
+tests and truth are never in this process. Limits are set before the client is
+imported; results go back as plain JSON data only, so an object that claims
+equality cannot cross.
 
 Frames are a 4-byte big-endian length and UTF-8 JSON.
 """
@@ -92,7 +92,7 @@ def describe(exc):
     return {"type": t.__name__, "mro": [c.__name__ for c in t.__mro__], "message": message + where}
 
 
-def set_limits(memory_mb, file_mb, cpu_seconds):
+def set_limits(memory_mb, file_mb, cpu_seconds, max_procs):
     def lim(kind, value):
         try:
             resource.setrlimit(kind, (value, value))
@@ -102,18 +102,18 @@ def set_limits(memory_mb, file_mb, cpu_seconds):
     lim(resource.RLIMIT_FSIZE, file_mb * 1024 * 1024)
     lim(resource.RLIMIT_CPU, cpu_seconds)
     lim(resource.RLIMIT_CORE, 0)
+    lim(resource.RLIMIT_NOFILE, 256)
+    lim(resource.RLIMIT_NPROC, max_procs)
     # A write past the file limit should fail in the client, not kill the worker silently.
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 
-def main():
-    rfd, wfd, client_path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-    memory_mb, file_mb, cpu_seconds = (int(x) for x in sys.argv[4:7])
-    set_limits(memory_mb, file_mb, cpu_seconds)
+def serve(fd, client_path):
+    """Answer the judge's frames on ``fd`` (a socket) until it closes."""
     module = None
     client = None
     while True:
-        msg = read_frame(rfd)
+        msg = read_frame(fd)
         if msg is None:
             return
         reply = {"id": msg.get("id")}
@@ -144,11 +144,7 @@ def main():
         except BaseException as exc:  # SystemExit and KeyboardInterrupt from the client are failures too
             reply.update(ok=False, error=describe(exc))
         try:
-            write_frame(wfd, reply)
+            write_frame(fd, reply)
         except (ValueError, TypeError) as exc:
-            write_frame(wfd, {"id": msg.get("id"), "ok": False,
-                              "error": {"type": "NotPlainData", "mro": [], "message": str(exc)}})
-
-
-if __name__ == "__main__":
-    main()
+            write_frame(fd, {"id": msg.get("id"), "ok": False,
+                             "error": {"type": "NotPlainData", "mro": [], "message": str(exc)}})

@@ -1,0 +1,404 @@
+"""Where untrusted clients run: a warm zygote, inside bubblewrap namespaces when the machine allows.
+
+``full`` isolation: the zygote runs under ``bwrap`` in new user, PID, network,
+mount, IPC and UTS namespaces with no capabilities. Its filesystem is the
+system's read-only directories, the Python installation, and one writable
+scratch directory; its network is a private loopback on which only the
+judge's grading server listens (the judge creates that socket inside the
+sandbox's network namespace). After every grade, every process in the sandbox
+except the zygote is killed.
+
+``partial`` isolation (no namespaces, e.g. an unprivileged container): the same
+zygote as a plain process; workers still get resource limits and a separate
+process, and the grading server listens on real loopback.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import json
+import os
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from .._errors import GradingError
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ZYGOTE = os.path.join(HERE, "_zygote.py")
+CLONE_NEWNET = 0x40000000
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+@dataclass(frozen=True)
+class Limits:
+    call_seconds: float = 10.0
+    task_seconds: float = 120.0
+    memory_mb: int = 1024
+    file_mb: int = 8
+    cpu_seconds: int = 120
+    max_processes: int = 64
+    output_bytes: int = 64 * 1024
+
+
+def bwrap_available() -> str | None:
+    """Why full isolation cannot be had here, or None when it can."""
+    exe = shutil.which("bwrap")
+    if exe is None:
+        return "bubblewrap (bwrap) is not installed"
+    probe = subprocess.run([exe, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc",
+                            "--dev", "/dev", "--", "true"], capture_output=True, text=True, timeout=20)
+    if probe.returncode != 0:
+        return f"bwrap cannot create namespaces here: {probe.stderr.strip()[:200]}"
+    return None
+
+
+def send_frame(sock: socket.socket, obj: Any, fd: int | None = None) -> None:
+    data = json.dumps(obj).encode()
+    payload = struct.pack(">I", len(data)) + data
+    if fd is None:
+        sock.sendall(payload)
+    else:
+        head = payload[:4]
+        sock.sendmsg([head], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("i", fd))])
+        sock.sendall(payload[4:])
+
+
+def recv_frame(sock: socket.socket, timeout: float) -> Any:
+    sock.settimeout(timeout)
+    try:
+        head = _recv_exact(sock, 4)
+        (size,) = struct.unpack(">I", head)
+        return json.loads(_recv_exact(sock, size))
+    finally:
+        sock.settimeout(None)
+
+
+def _recv_exact(sock: socket.socket, n: int) -> bytes:
+    buf = b""
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            raise ConnectionError("closed")
+        buf += chunk
+    return buf
+
+
+class Sandbox:
+    """One zygote and its scratch directory. Grades use it one at a time."""
+
+    def __init__(self, isolation: str = "auto") -> None:
+        if isolation not in ("auto", "full", "partial"):
+            raise GradingError(f"isolation must be auto, full or partial, not {isolation!r}")
+        self.requested = isolation
+        self.isolation = "partial"
+        self.why_partial: str | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._ctrl: socket.socket | None = None
+        self._netns_fd: int | None = None
+        self._scratch = ""
+        self._count = 0
+        self._lock = threading.Lock()
+
+    # -- life -----------------------------------------------------------------
+
+    def ensure(self) -> None:
+        if self._proc is not None and self._proc.poll() is None:
+            return
+        self.close()
+        reason = None if self.requested == "partial" else bwrap_available()
+        if self.requested == "full" and reason:
+            raise GradingError(f"full isolation was asked for, but {reason}")
+        if self.requested == "partial":
+            reason = "partial isolation was asked for"
+        self.isolation = "partial" if reason else "full"
+        self.why_partial = reason
+        try:
+            self._start()
+        except GradingError:
+            raise
+        except BaseException:
+            self.close()  # never leave a half-started zygote or its scratch directory behind
+            raise
+
+    def _start(self) -> None:
+        self._scratch = tempfile.mkdtemp(prefix="h2c-sandbox-")
+        os.chmod(self._scratch, 0o700)
+        judge_end, zygote_end = socket.socketpair()
+        python = sys.executable
+        inner = [python, "-I", "/h2c/_zygote.py" if self.isolation == "full" else ZYGOTE, str(zygote_end.fileno())]
+        if self.isolation == "full":
+            info_r, info_w = os.pipe()
+            cmd = self._bwrap_command(info_w) + inner
+            fds = (zygote_end.fileno(), info_w)
+        else:
+            info_r = info_w = -1
+            cmd = inner
+            fds = (zygote_end.fileno(),)
+        err = open(os.path.join(self._scratch, "zygote.err"), "wb")
+        self._proc = subprocess.Popen(cmd, pass_fds=fds, stdin=subprocess.DEVNULL, stdout=err, stderr=err,
+                                      cwd=self._scratch, start_new_session=True,
+                                      env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+        err.close()
+        zygote_end.close()
+        self._ctrl = judge_end
+        if self.isolation == "full":
+            os.close(info_w)
+            info: dict[str, Any] = {}
+            with os.fdopen(info_r) as fh:
+                text = ""
+                for line in fh:  # bwrap writes one JSON object over several lines
+                    text += line
+                    try:
+                        info = json.loads(text)
+                        break
+                    except ValueError:
+                        continue
+            if "child-pid" not in info:
+                self._fail_start("bwrap did not report its child")
+            self._netns_fd = os.open(f"/proc/{info['child-pid']}/ns/net", os.O_RDONLY)
+        try:
+            hello = recv_frame(self._ctrl, 20)
+        except (ConnectionError, OSError, ValueError):
+            self._fail_start("the zygote did not start")
+        if not hello.get("ready"):
+            self._fail_start("the zygote did not start")
+
+    def _fail_start(self, what: str) -> None:
+        detail = ""
+        try:
+            with open(os.path.join(self._scratch, "zygote.err"), "rb") as fh:
+                detail = fh.read().decode("utf-8", "replace").strip().splitlines()[-1:][0][:300]
+        except (OSError, IndexError):
+            pass
+        self.close()
+        raise GradingError(f"the grading sandbox failed to start: {what}" + (f" ({detail})" if detail else ""))
+
+    def _bwrap_command(self, info_fd: int) -> list[str]:
+        cmd = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+               "--uid", "65534", "--gid", "65534", "--hostname", "sandbox", "--info-fd", str(info_fd)]
+        for d in ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin"):
+            cmd += ["--ro-bind-try", d, d]
+        for f in ("/etc/ld.so.cache", "/etc/localtime", "/etc/hosts", "/etc/nsswitch.conf", "/etc/passwd",
+                  "/etc/group", "/etc/ssl"):
+            cmd += ["--ro-bind-try", f, f]
+        prefixes = {sys.base_prefix, sys.prefix, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}
+        for p in sorted(prefixes):
+            cmd += ["--ro-bind", p, p]
+        cmd += ["--ro-bind", HERE, "/h2c", "--bind", self._scratch, "/sandbox", "--tmpfs", "/tmp",
+                "--proc", "/proc", "--dev", "/dev", "--chdir", "/sandbox", "--clearenv",
+                "--setenv", "H2C_SANDBOX", "full", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/sandbox",
+                "--", ]
+        return cmd
+
+    def close(self) -> None:
+        if self._ctrl is not None:
+            self._ctrl.close()
+            self._ctrl = None
+        if self._netns_fd is not None:
+            os.close(self._netns_fd)
+            self._netns_fd = None
+        if self._proc is not None:
+            # The zygote exits when its control socket closes, and bwrap then reaps its own init;
+            # killing bwrap first would orphan that init to a PID 1 that may never reap it.
+            try:
+                self._proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                try:
+                    os.killpg(self._proc.pid, 9)
+                except (ProcessLookupError, PermissionError):
+                    pass
+                self._proc.wait()
+            self._proc = None
+        if self._scratch:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = ""
+
+    # -- for a grade ---------------------------------------------------------------
+
+    def listen(self, host: str) -> socket.socket:
+        """A listening socket on ``host`` that the sandbox's clients, and only they, can reach."""
+        if self.isolation == "partial":
+            from ..api import listen_socket
+
+            return listen_socket(host)
+        box: dict[str, Any] = {}
+
+        def inside() -> None:
+            # setns changes only this short-lived thread; the socket stays in the sandbox's namespace.
+            try:
+                if _libc.setns(self._netns_fd, CLONE_NEWNET) != 0:
+                    raise OSError(ctypes.get_errno(), "setns failed")
+                from ..api import listen_socket
+
+                box["sock"] = listen_socket(host)
+            except BaseException as exc:  # handed back to the judge's thread
+                box["error"] = exc
+
+        t = threading.Thread(target=inside, name="netns-listen")
+        t.start()
+        t.join()
+        if "error" in box:
+            raise GradingError(f"cannot listen inside the sandbox: {box['error']}")
+        return box["sock"]
+
+    def spawn(self, source: str, limits: Limits) -> "WorkerChannel":
+        """Fork a worker for ``source`` (the text of client.py)."""
+        assert self._ctrl is not None
+        self._count += 1
+        name = f"g{self._count}"
+        inner_dir = f"/sandbox/{name}" if self.isolation == "full" else os.path.join(self._scratch, name)
+        judge_end, worker_end = socket.socketpair()
+        try:
+            send_frame(self._ctrl, {"op": "fork", "dir": inner_dir, "client": source,
+                                    "limits": [limits.memory_mb, limits.file_mb, limits.cpu_seconds,
+                                               limits.max_processes]}, worker_end.fileno())
+            reply = recv_frame(self._ctrl, 10)
+        except (ConnectionError, OSError, ValueError) as exc:
+            judge_end.close()
+            self.close()
+            raise GradingError(f"the grading sandbox stopped answering ({exc})") from None
+        finally:
+            worker_end.close()
+        return WorkerChannel(self, judge_end, os.path.join(self._scratch, name), int(reply["pid"]), limits)
+
+    def sweep(self) -> None:
+        """End every process the last grade started; restart the sandbox if it does not answer."""
+        if self._ctrl is None:
+            return
+        try:
+            send_frame(self._ctrl, {"op": "sweep"})
+            recv_frame(self._ctrl, 5)
+        except (ConnectionError, OSError, ValueError):
+            self.close()  # a client killed or stopped the zygote: start afresh next time
+        if self._scratch:
+            for name in os.listdir(self._scratch):
+                if name.startswith("g"):
+                    shutil.rmtree(os.path.join(self._scratch, name), ignore_errors=True)
+
+
+class WorkerFailure(Exception):
+    """The worker did not answer: it timed out, exited, or sent garbage."""
+
+
+class WorkerChannel:
+    """The judge's end of one worker's call socket."""
+
+    MAX_FRAME = 16 * 1024 * 1024
+
+    def __init__(self, sandbox: Sandbox, sock: socket.socket, host_dir: str, pid: int, limits: Any) -> None:
+        self.sandbox, self.sock, self.host_dir, self.pid, self.limits = sandbox, sock, host_dir, pid, limits
+        self._next_id = 0
+        self._buffer = b""
+
+    def request(self, msg: dict[str, Any], timeout: float) -> dict[str, Any]:
+        self._next_id += 1
+        data = json.dumps({**msg, "id": self._next_id}).encode()
+        try:
+            self.sock.sendall(struct.pack(">I", len(data)) + data)
+        except OSError:
+            raise WorkerFailure(self._death_reason()) from None
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self._take_frame()
+            if reply is not None:
+                if reply.get("id") != self._next_id:
+                    self.kill()
+                    raise WorkerFailure("the client wrote to the grader's channel")
+                return reply
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.kill()
+                raise WorkerFailure(f"timed out after {timeout:g} s")
+            self.sock.settimeout(left)
+            try:
+                chunk = self.sock.recv(1 << 16)
+            except socket.timeout:
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                raise WorkerFailure(self._death_reason())
+            self._buffer += chunk
+            if len(self._buffer) > self.MAX_FRAME + 4:
+                self.kill()
+                raise WorkerFailure("the client sent more than 16 MB back")
+
+    def _take_frame(self) -> dict[str, Any] | None:
+        if len(self._buffer) < 4:
+            return None
+        (size,) = struct.unpack(">I", self._buffer[:4])
+        if size > self.MAX_FRAME:
+            self.kill()
+            raise WorkerFailure("the client sent an oversized frame")
+        if len(self._buffer) < 4 + size:
+            return None
+        body, self._buffer = self._buffer[4:4 + size], self._buffer[4 + size:]
+        try:
+            value = json.loads(body)
+        except ValueError:
+            value = None
+        if not isinstance(value, dict):
+            self.kill()
+            raise WorkerFailure("the client corrupted the grader's channel")
+        return value
+
+    def _death_reason(self) -> str:
+        status = self._exit_status()
+        tail = self.output_tail().strip().splitlines()
+        hint = f": {tail[-1][:200]}" if tail else ""
+        return f"the client process {status}{hint}"
+
+    def _exit_status(self) -> str:
+        # The zygote is the worker's parent; it tells us how it ended when it reaps it.
+        try:
+            assert self.sandbox._ctrl is not None
+            send_frame(self.sandbox._ctrl, {"op": "wait", "pid": self.pid})
+            reply = recv_frame(self.sandbox._ctrl, 3)
+        except (AssertionError, ConnectionError, OSError, ValueError):
+            self.sandbox.close()
+            return "ended, and took the sandbox with it"
+        return str(reply.get("status", "ended"))
+
+    def output_tail(self) -> str:
+        try:
+            with open(os.path.join(self.host_dir, "output.log"), "rb") as fh:
+                fh.seek(0, os.SEEK_END)
+                fh.seek(max(0, fh.tell() - self.limits.output_bytes))
+                return fh.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+    def kill(self) -> None:
+        self.sandbox.sweep()
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+_local = threading.local()
+
+
+def shared_sandbox(isolation: str = "auto") -> Sandbox:
+    """This thread's sandbox for ``isolation``, started on first use and after any failure.
+
+    One per thread, because a sandbox serves one grade at a time: threads that
+    grade in parallel each get their own zygote and network namespace.
+    """
+    boxes = getattr(_local, "boxes", None)
+    if boxes is None:
+        boxes = _local.boxes = {}
+    box = boxes.get(isolation)
+    if box is None:
+        box = boxes[isolation] = Sandbox(isolation)
+        atexit.register(box.close)
+    box.ensure()
+    return box

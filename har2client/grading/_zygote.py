@@ -1,0 +1,184 @@
+"""The warm parent of worker processes, run by the judge inside the sandbox (or, in partial mode, beside it).
+
+It imports what clients use once, then forks one worker per grade on request,
+so a grade pays for a fork, not for an interpreter start. It imports nothing
+from HAR2Client (it runs as a script with ``-I``) and holds no secrets: only the
+control socket to the judge.
+
+Control messages (frames, see ``_worker.py``) arrive on fd CTRL with the
+worker's call socket attached by SCM_RIGHTS:
+    {"op": "fork", "dir": ..., "client": source, "limits": [mem_mb, file_mb, cpu_s, procs]}
+        -> {"ok": true, "pid": N}
+    {"op": "wait", "pid": N} -> {"ok": true, "status": "exited with status 3"}
+    {"op": "sweep"}  -> ends what the grade started (in the sandbox: every process but init and itself)
+"""
+
+import array
+import ctypes
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import _worker  # noqa: E402  (beside this file, imported by path on purpose)
+
+# What clients import, loaded once before any fork.
+import http.client  # noqa: E402,F401
+import json as _json  # noqa: E402,F401
+import urllib.request  # noqa: E402,F401
+
+for _name in ("httpx", "requests"):
+    try:
+        __import__(_name)
+    except ImportError:
+        pass
+
+PR_SET_DUMPABLE = 4
+
+
+def recv_with_fd(sock):
+    fds = array.array("i")
+    head, anc, _, _ = sock.recvmsg(4, socket.CMSG_SPACE(fds.itemsize))
+    if not head:
+        return None, None
+    for level, kind, data in anc:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(data[: len(data) - (len(data) % fds.itemsize)])
+    while len(head) < 4:
+        more = sock.recv(4 - len(head))
+        if not more:
+            return None, None
+        head += more
+    (size,) = struct.unpack(">I", head)
+    body = b""
+    while len(body) < size:
+        chunk = sock.recv(size - len(body))
+        if not chunk:
+            return None, None
+        body += chunk
+    return json.loads(body), (fds[0] if fds else None)
+
+
+def send(sock, obj):
+    data = json.dumps(obj).encode()
+    sock.sendall(struct.pack(">I", len(data)) + data)
+
+
+def sweep(workers):
+    """End every process a grade started; in the sandbox, every process but init and this one."""
+    in_sandbox = os.environ.get("H2C_SANDBOX") == "full" and os.getpid() == 2
+    if in_sandbox:
+        # Only ever inside our own PID namespace: there -1 means "the sandbox", nothing else.
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    else:
+        for pid in workers:  # partial isolation: the process groups we started (escapees survive)
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+    workers.clear()
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid == 0:
+            break
+    return in_sandbox
+
+
+def wait_status(pid, seconds=2.0):
+    """How worker ``pid`` ended, in words, waiting for it a little."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return "ended"
+        if done:
+            break
+        if time.monotonic() > deadline:
+            return "stopped answering"
+        time.sleep(0.005)
+    if os.WIFEXITED(status):
+        return f"exited with status {os.WEXITSTATUS(status)}"
+    sig = os.WTERMSIG(status)
+    try:
+        name = signal.Signals(sig).name
+    except ValueError:
+        name = f"signal {sig}"
+    hint = {"SIGKILL": " (likely the memory or CPU limit)", "SIGXCPU": " (the CPU time limit)",
+            "SIGSEGV": " (a crash)"}.get(name, "")
+    return f"was killed by {name}{hint}"
+
+
+def run_worker(msg, fd):
+    os.setsid()
+    work = msg["dir"]
+    os.makedirs(work, exist_ok=True)
+    os.chdir(work)
+    path = os.path.join(work, "client.py")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(msg["client"])
+    out = os.open(os.path.join(work, "output.log"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(out, 1)
+    os.dup2(out, 2)
+    os.close(out)
+    os.environ.clear()
+    # A certificate directory is read lazily, where a bundle file costs every new httpx.Client about 15 ms;
+    # nothing in the sandbox can reach a TLS server anyway.
+    os.environ.update({"HOME": work, "TMPDIR": work, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
+                       "SSL_CERT_DIR": "/etc/ssl/certs"})
+    _worker.set_limits(*msg["limits"])
+    _worker.serve(fd, path)
+
+
+def main():
+    ctrl = socket.socket(fileno=int(sys.argv[1]))
+    try:
+        ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # no ptrace or /proc/PID/mem from workers
+    except (OSError, AttributeError):
+        pass
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    workers = set()
+    send(ctrl, {"ok": True, "ready": True, "pid": os.getpid()})
+    while True:
+        msg, fd = recv_with_fd(ctrl)
+        if msg is None:
+            return
+        op = msg.get("op")
+        if op == "fork":
+            pid = os.fork()
+            if pid == 0:
+                code = 0
+                try:
+                    ctrl.close()
+                    run_worker(msg, fd)
+                except BaseException:
+                    code = 70
+                finally:
+                    os._exit(code)
+            os.close(fd)
+            workers.add(pid)
+            send(ctrl, {"ok": True, "pid": pid})
+        elif op == "wait":
+            send(ctrl, {"ok": True, "status": wait_status(msg["pid"])})
+        elif op == "sweep":
+            if fd is not None:
+                os.close(fd)
+            send(ctrl, {"ok": True, "whole_sandbox": sweep(workers)})
+        else:
+            send(ctrl, {"ok": False, "error": f"unknown op {op!r}"})
+
+
+if __name__ == "__main__":
+    main()
