@@ -127,3 +127,30 @@ def test_misbehaving_calls_fail_only_their_tests_and_grading_goes_on(tierb_tasks
     assert get_tests and all(not t.passed and reason in t.error for t in get_tests), [t.error for t in get_tests]
     others = [t for n, t in by_name.items() if t not in get_tests]
     assert others and all(t.passed for t in others), [(t.name, t.error) for t in others]
+
+
+def test_partial_isolation_still_grades_and_says_so(tierb_tasks):
+    from har2client.grading import Sandbox
+
+    box = Sandbox("partial")
+    try:
+        r = grade(tierb_tasks[0], os.path.join(tierb_tasks[0], "hidden", "reference_client.py"), sandbox=box)
+    finally:
+        box.close()
+    assert r.pass_rate == 1.0 and r.isolation == "partial"
+    assert r.warnings and "partial" in r.warnings[0] and r.to_dict()["isolation"] == "partial"
+
+
+def test_asking_for_full_isolation_without_bubblewrap_is_a_clear_error(tierb_tasks, monkeypatch, tmp_path):
+    from har2client import GradingError
+    from har2client.grading import Sandbox
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # a PATH with no bwrap on it
+    with pytest.raises(GradingError, match="full isolation was asked for, but bubblewrap"):
+        Sandbox("full").ensure()
+    auto = Sandbox("auto")
+    try:
+        auto.ensure()
+        assert auto.isolation == "partial" and "not installed" in auto.why_partial
+    finally:
+        auto.close()

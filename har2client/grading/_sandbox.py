@@ -183,7 +183,8 @@ class Sandbox:
         raise GradingError(f"the grading sandbox failed to start: {what}" + (f" ({detail})" if detail else ""))
 
     def _bwrap_command(self, info_fd: int) -> list[str]:
-        cmd = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+        # --as-pid-1: the zygote is the namespace's init, so clients cannot signal it and it reaps every orphan.
+        cmd = ["bwrap", "--unshare-all", "--as-pid-1", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
                "--uid", "65534", "--gid", "65534", "--hostname", "sandbox", "--info-fd", str(info_fd)]
         for d in ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin"):
             cmd += ["--ro-bind-try", d, d]
@@ -252,7 +253,8 @@ class Sandbox:
 
     def spawn(self, source: str, limits: Limits) -> "WorkerChannel":
         """Fork a worker for ``source`` (the text of client.py)."""
-        assert self._ctrl is not None
+        if self._ctrl is None:
+            raise GradingError("the grading sandbox is gone (the client ended it)")
         self._count += 1
         name = f"g{self._count}"
         inner_dir = f"/sandbox/{name}" if self.isolation == "full" else os.path.join(self._scratch, name)

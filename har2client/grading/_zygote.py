@@ -21,6 +21,7 @@ import signal
 import socket
 import struct
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -69,10 +70,14 @@ def send(sock, obj):
 
 
 def sweep(workers):
-    """End every process a grade started; in the sandbox, every process but init and this one."""
-    in_sandbox = os.environ.get("H2C_SANDBOX") == "full" and os.getpid() == 2
+    """End every process a grade started, and answer only when they are gone.
+
+    In the sandbox this zygote is PID 1 of its own namespace: kill(-1) reaches
+    every other process there and nothing outside it, and every orphan is
+    re-parented here, so reaping until no child is left proves the sandbox empty.
+    """
+    in_sandbox = os.environ.get("H2C_SANDBOX") == "full" and os.getpid() == 1
     if in_sandbox:
-        # Only ever inside our own PID namespace: there -1 means "the sandbox", nothing else.
         try:
             os.kill(-1, signal.SIGKILL)
         except ProcessLookupError:
@@ -84,20 +89,21 @@ def sweep(workers):
             except (ProcessLookupError, PermissionError):
                 pass
     workers.clear()
-    while True:
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            break
+            break  # no child left
         if pid == 0:
-            break
+            if not in_sandbox:
+                break  # outside the sandbox other children of ours may legitimately live on
+            time.sleep(0.001)
     return in_sandbox
 
 
 def wait_status(pid, seconds=2.0):
     """How worker ``pid`` ended, in words, waiting for it a little."""
-    import time
-
     deadline = time.monotonic() + seconds
     while True:
         try:
