@@ -24,6 +24,7 @@ examples:
   har2client build tierb --out runs/tierB --seed 1 --configs runs/tierb_configs.jsonl
   har2client grade runs/tierB/tierb_00_invoices client.py
   har2client grade runs/tierB/tierb_00_invoices client.py --json
+  har2client grade-all runs/tierB --baseline reference --workers 2 --out runs/ref.jsonl
   har2client baseline reference runs/tierB/tierb_00_invoices -o ref.py
   har2client render runs/tierB/tierb_00_invoices/recording.har
 """
@@ -61,6 +62,25 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--seed", type=int, default=None, help="grading-instance seed, to reproduce a grade")
     g.add_argument("--call-timeout", type=float, default=None, help="seconds per client call (default: the task's)")
     g.add_argument("--task-timeout", type=float, default=None, help="seconds for the whole grade (default: the task's)")
+    g.add_argument("--isolation", choices=("auto", "full", "partial"), default="auto",
+                   help="auto: full when bubblewrap can create namespaces here (default)")
+
+    ga = sub.add_parser("grade-all", help="grade many clients, in parallel, into a JSONL file",
+                        description="Grade every task in TASKS_DIR once per model. Each finished grade is one JSON "
+                                    "line in --out (the same object as grade --json, plus model, level, switches); "
+                                    "--resume continues a file after a crash or a kill without grading anything "
+                                    "twice. Prints a summary: mean pass rate, per-switch pass rates, failed tests "
+                                    "by reason (also written to OUT.summary.json).")
+    ga.add_argument("tasks_dir", help="directory of task directories")
+    source = ga.add_mutually_exclusive_group(required=True)
+    source.add_argument("--clients", help="directory of TASK_ID.py or TASK_ID/client.py files")
+    source.add_argument("--predictions", help='JSONL, one {"task_id", "model", "code"} per line')
+    source.add_argument("--baseline", choices=("reference", "replay"), help="grade a baseline client of each task")
+    ga.add_argument("--workers", type=int, default=1, help="grades at a time, each in its own sandbox (default: 1)")
+    ga.add_argument("--out", required=True, help="results file (JSONL)")
+    ga.add_argument("--resume", action="store_true", help="continue --out, skipping what it already holds")
+    ga.add_argument("--isolation", choices=("auto", "full", "partial"), default="auto",
+                    help="auto: full when bubblewrap can create namespaces here (default)")
 
     bl = sub.add_parser("baseline", help="write a baseline client of a task",
                         description="reference: the task's own client (scores 1.000). replay: a client that "
@@ -116,7 +136,7 @@ def _cmd_grade(args: argparse.Namespace) -> int:
         if not args.json:
             print(_test_line(t), flush=True)
 
-    result = grade(task, args.client, seed=args.seed, limits=limits, progress=progress)
+    result = grade(task, args.client, seed=args.seed, limits=limits, progress=progress, isolation=args.isolation)
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
@@ -130,6 +150,23 @@ def _cmd_grade(args: argparse.Namespace) -> int:
               f"(grading seed {result.grading_seed})")
         print(f"pass_rate={result.pass_rate:.3f}")
     return 1 if result.error else 0
+
+
+def _cmd_grade_all(args: argparse.Namespace) -> int:
+    from .grading._batch import grade_all, plan_jobs, progress_printer, render_summary, summarize
+
+    if args.workers < 1:
+        raise Har2ClientError("--workers must be at least 1")
+    jobs = plan_jobs(args.tasks_dir, clients=args.clients, predictions=args.predictions, baseline=args.baseline)
+    results = grade_all(jobs, args.out, workers=args.workers, resume=args.resume, isolation=args.isolation,
+                        progress=progress_printer())
+    summary = summarize(results)
+    with open(args.out + ".summary.json", "w", encoding="utf-8") as fh:
+        json.dump(summary, fh, indent=2, sort_keys=True)
+        fh.write("\n")
+    print(render_summary(summary))
+    print(f"results: {args.out} ({len(results)} grades); summary: {args.out}.summary.json")
+    return 0
 
 
 def _test_line(t: "TestResult") -> str:
@@ -163,5 +200,5 @@ def _cmd_quickstart(args: argparse.Namespace) -> int:
     return quickstart(args.dir)
 
 
-COMMANDS = {"build": _cmd_build, "grade": _cmd_grade, "baseline": _cmd_baseline, "render": _cmd_render,
+COMMANDS = {"build": _cmd_build, "grade": _cmd_grade, "grade-all": _cmd_grade_all, "baseline": _cmd_baseline, "render": _cmd_render,
             "quickstart": _cmd_quickstart}

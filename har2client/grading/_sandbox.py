@@ -27,6 +27,7 @@ import sys
 import tempfile
 import threading
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,6 +93,20 @@ def _recv_exact(sock: socket.socket, n: int) -> bytes:
     return buf
 
 
+_ALL: "weakref.WeakSet[Sandbox]" = weakref.WeakSet()
+_local = threading.local()
+
+
+def _forget_inherited() -> None:
+    # A forked child must not drive, stop or delete its parent's sandboxes.
+    for box in list(_ALL):
+        box._forget()
+    _local.__dict__.clear()
+
+
+os.register_at_fork(after_in_child=_forget_inherited)
+
+
 class Sandbox:
     """One zygote and its scratch directory. Grades use it one at a time."""
 
@@ -106,7 +121,16 @@ class Sandbox:
         self._netns_fd: int | None = None
         self._scratch = ""
         self._count = 0
-        self._lock = threading.Lock()
+        _ALL.add(self)
+
+    def _forget(self) -> None:
+        """Drop this process's copies of another process's sandbox, touching nothing of it."""
+        if self._ctrl is not None:
+            self._ctrl.close()
+        if self._netns_fd is not None:
+            os.close(self._netns_fd)
+        self._ctrl = self._netns_fd = self._proc = None
+        self._scratch = ""
 
     # -- life -----------------------------------------------------------------
 
@@ -384,9 +408,6 @@ class WorkerChannel:
 
     def close(self) -> None:
         self.sock.close()
-
-
-_local = threading.local()
 
 
 def shared_sandbox(isolation: str = "auto") -> Sandbox:

@@ -1,0 +1,95 @@
+"""How fast grading is, against baselines measured in the same run.
+
+    uv run python benchmarks/grade_speed.py [--repeats N] [--json]
+
+1. Floor: the median wall time of ``python -c "import httpx"``, what any grader
+   that starts a fresh interpreter per client pays before it grades anything.
+2. A grade: the median wall time to grade the reference client of a Tier B task
+   with the isolation this machine gives (full where bubblewrap works), over all
+   50 tasks, sandbox warm. Target: at most 0.25 of the floor.
+3. Throughput: grading all 50 reference clients with ``grade_all`` and 2 workers,
+   against 1 worker. Target: at most 0.60.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from har2client.grading import grade
+from har2client.grading._batch import grade_all, plan_jobs
+from har2client.grading._sandbox import shared_sandbox
+from har2client.tierb import build_tierb
+
+
+def interpreter_floor(repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import httpx"], check=True)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repeats", type=int, default=15, help="interpreter starts to time (default: %(default)s)")
+    ap.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    args = ap.parse_args()
+
+    work = tempfile.mkdtemp(prefix="h2c-bench-")
+    tasks = build_tierb(os.path.join(work, "tierB"), 1)
+    box = shared_sandbox()
+    grade(tasks[0], os.path.join(tasks[0], "hidden", "reference_client.py"))  # warm: sandbox and caches
+
+    floor = interpreter_floor(args.repeats)
+    per_task = []
+    for t in tasks:
+        start = time.perf_counter()
+        r = grade(t, os.path.join(t, "hidden", "reference_client.py"))
+        per_task.append(time.perf_counter() - start)
+        assert r.pass_rate == 1.0, (r.task_id, [x.error for x in r.tests if not x.passed])
+    grade_median = statistics.median(per_task)
+
+    jobs = plan_jobs(os.path.join(work, "tierB"), baseline="reference", scratch=os.path.join(work, "clients"))
+    batch = {}
+    for workers in (1, 2):
+        out = os.path.join(work, f"results-{workers}.jsonl")
+        start = time.perf_counter()
+        rows = grade_all(jobs, out, workers=workers)
+        batch[workers] = time.perf_counter() - start
+        assert len(rows) == 50 and all(r["pass_rate"] == 1.0 for r in rows)
+
+    figures = {
+        "isolation": box.isolation,
+        "cores": os.cpu_count(),
+        "interpreter_start_s": round(floor, 4),
+        "grade_median_s": round(grade_median, 4),
+        "grade_min_s": round(min(per_task), 4),
+        "grade_max_s": round(max(per_task), 4),
+        "grade_over_interpreter": round(grade_median / floor, 3),
+        "batch_1_worker_s": round(batch[1], 3),
+        "batch_2_workers_s": round(batch[2], 3),
+        "batch_2_over_1": round(batch[2] / batch[1], 3),
+    }
+    if args.json:
+        print(json.dumps(figures))
+    else:
+        print(f"isolation: {figures['isolation']}, cores: {figures['cores']}")
+        print(f"python -c 'import httpx' (median of {args.repeats}): {floor * 1000:.1f} ms")
+        print(f"grade a reference client (median over 50 Tier B tasks): {grade_median * 1000:.1f} ms "
+              f"(min {min(per_task) * 1000:.1f}, max {max(per_task) * 1000:.1f})")
+        print(f"  ratio grade / interpreter start: {figures['grade_over_interpreter']:.3f}  (target <= 0.25)")
+        print(f"grade-all 50 tasks, 1 worker: {batch[1]:.2f} s; 2 workers: {batch[2]:.2f} s")
+        print(f"  ratio 2 workers / 1 worker: {figures['batch_2_over_1']:.3f}  (target <= 0.60)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,270 @@
+"""Grading many clients: ``har2client grade-all``.
+
+Results go to a JSONL file, one line per (task, model) as each grade finishes.
+Each line is written with a single ``write`` on an append-only descriptor and
+synced, and ``resume`` first cuts any torn last line, so a crash or a kill
+loses at most the grades that were running and never leaves a broken line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from multiprocessing import get_context
+from typing import Any, Callable, Iterable
+
+from .._errors import Har2ClientError
+from ..tasks._task import load_task
+
+
+@dataclass(frozen=True)
+class Job:
+    task_path: str
+    task_id: str
+    model: str
+    client_path: str
+
+
+def _task_dirs(tasks_dir: str) -> list[str]:
+    if not os.path.isdir(tasks_dir):
+        raise Har2ClientError(f"{tasks_dir}: no such directory of tasks")
+    dirs = sorted(os.path.join(tasks_dir, d) for d in os.listdir(tasks_dir)
+                  if os.path.isfile(os.path.join(tasks_dir, d, "task.json")))
+    if not dirs:
+        raise Har2ClientError(f"{tasks_dir}: holds no task directories (no */task.json)")
+    return dirs
+
+
+def plan_jobs(tasks_dir: str, *, clients: str | None = None, predictions: str | None = None,
+              baseline: str | None = None, scratch: str | None = None) -> list[Job]:
+    """The grades to run: every task, once per model. A task with no client is graded as missing."""
+    if sum(x is not None for x in (clients, predictions, baseline)) != 1:
+        raise Har2ClientError("give exactly one of --clients, --predictions, --baseline")
+    tasks = [load_task(d) for d in _task_dirs(tasks_dir)]
+    scratch = scratch or tempfile.mkdtemp(prefix="h2c-batch-")
+    os.makedirs(scratch, exist_ok=True)
+    jobs: list[Job] = []
+    if clients is not None:
+        if not os.path.isdir(clients):
+            raise Har2ClientError(f"{clients}: no such directory of clients")
+        for t in tasks:
+            flat, nested = os.path.join(clients, f"{t.task_id}.py"), os.path.join(clients, t.task_id, "client.py")
+            path = nested if os.path.isfile(nested) else flat
+            jobs.append(Job(t.path, t.task_id, os.path.basename(os.path.normpath(clients)), path))
+    elif baseline is not None:
+        from ..agents import baseline_source
+
+        for t in tasks:
+            path = os.path.join(scratch, f"{t.task_id}.{baseline}.py")
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(baseline_source(baseline, t))
+            jobs.append(Job(t.path, t.task_id, baseline, path))
+    else:
+        assert predictions is not None
+        by_model = _read_predictions(predictions)
+        for model, codes in sorted(by_model.items()):
+            safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in model)
+            for t in tasks:
+                path = os.path.join(scratch, safe, f"{t.task_id}.py")
+                if t.task_id in codes:
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    with open(path, "w", encoding="utf-8") as fh:
+                        fh.write(codes[t.task_id])
+                jobs.append(Job(t.path, t.task_id, model, path))
+    return jobs
+
+
+def _read_predictions(path: str) -> dict[str, dict[str, str]]:
+    by_model: dict[str, dict[str, str]] = defaultdict(dict)
+    try:
+        fh = open(path, encoding="utf-8")
+    except FileNotFoundError:
+        raise Har2ClientError(f"{path}: no such predictions file") from None
+    with fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise Har2ClientError(f"{path}: line {n} is not JSON ({exc.msg})") from None
+            if not isinstance(row, dict) or not all(isinstance(row.get(k), str) for k in ("task_id", "model", "code")):
+                raise Har2ClientError(f"{path}: line {n} needs string fields task_id, model and code")
+            by_model[row["model"]][row["task_id"]] = row["code"]
+    if not by_model:
+        raise Har2ClientError(f"{path}: no predictions in it")
+    return by_model
+
+
+# -- the results file ------------------------------------------------------------------
+
+def read_results(path: str, repair: bool = False) -> list[dict[str, Any]]:
+    """The complete lines of a results file; with ``repair``, cut a torn last line off the file."""
+    if not os.path.exists(path):
+        return []
+    with open(path, "rb") as fh:
+        data = fh.read()
+    end = data.rfind(b"\n") + 1
+    if repair and end != len(data):
+        with open(path, "r+b") as fh:
+            fh.truncate(end)
+    rows = []
+    for line in data[:end].splitlines():
+        try:
+            rows.append(json.loads(line))
+        except ValueError:
+            continue  # a line from a foreign writer; resume simply grades that task again
+    return rows
+
+
+def append_line(fd: int, row: dict[str, Any]) -> None:
+    os.write(fd, (json.dumps(row, sort_keys=True) + "\n").encode())
+    os.fsync(fd)
+
+
+# -- running -------------------------------------------------------------------------
+
+def _grade_job(job: Job, isolation: str) -> dict[str, Any]:
+    from ._judge import grade
+
+    task = load_task(job.task_path)
+    result = grade(task, job.client_path, isolation=isolation).to_dict()
+    g = task.grading
+    result.update(model=job.model, level=g.get("level"), switches=g.get("switches", {}))
+    return result
+
+
+def _warm_sandbox(isolation: str) -> None:
+    """Start this pool process's sandbox before the first grade needs it."""
+    from ._sandbox import shared_sandbox
+
+    shared_sandbox(isolation)
+
+
+Progress = Callable[[int, int, dict[str, Any]], None]
+
+
+def grade_all(jobs: list[Job], out: str, *, workers: int = 1, resume: bool = False, isolation: str = "auto",
+              progress: Progress | None = None) -> list[dict[str, Any]]:
+    """Grade ``jobs`` into ``out`` (JSONL) and return every result in it, old and new."""
+    if os.path.exists(out) and not resume:
+        raise Har2ClientError(f"{out}: exists; pass --resume to continue it, or choose another file")
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    done = read_results(out, repair=True)
+    seen = {(r.get("task_id"), r.get("model")) for r in done}
+    todo = [j for j in jobs if (j.task_id, j.model) not in seen]
+    fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    results = list(done)
+    try:
+        if workers <= 1:
+            for job in todo:
+                row = _grade_job(job, isolation)
+                append_line(fd, row)
+                results.append(row)
+                if progress:
+                    progress(len(results), len(jobs), row)
+        else:
+            # fork, not spawn: this process runs no threads here, and a forked worker need not re-import.
+            with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork"),
+                                     initializer=_warm_sandbox, initargs=(isolation,)) as pool:
+                pending: set[Future[dict[str, Any]]] = set()
+                queue = list(reversed(todo))
+                while queue or pending:
+                    while queue and len(pending) < workers * 2:
+                        pending.add(pool.submit(_grade_job, queue.pop(), isolation))
+                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for f in finished:
+                        row = f.result()
+                        append_line(fd, row)
+                        results.append(row)
+                        if progress:
+                            progress(len(results), len(jobs), row)
+    finally:
+        os.close(fd)
+    return results
+
+
+# -- summary -------------------------------------------------------------------------
+
+REASONS = (
+    ("missing_client", ("no such client file",)),
+    ("load_error", ("could not be loaded",)),
+    ("timeout", ("timed out", "time limit")),
+    ("crash", ("the client process",)),
+    ("sandbox", ("sandbox",)),
+    ("not_plain_data", ("not plain data",)),
+    ("client_raised", (" raised ",)),
+)
+
+
+def failure_reason(error: str | None) -> str:
+    text = error or ""
+    for reason, needles in REASONS:
+        if any(n in text for n in needles):
+            return reason
+    return "wrong_answer"
+
+
+def summarize(results: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    by_model: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in results:
+        by_model[r.get("model", "")].append(r)
+    out = {}
+    for model, rows in sorted(by_model.items()):
+        switch_rates: dict[str, list[float]] = defaultdict(list)
+        reasons: dict[str, int] = defaultdict(int)
+        for r in rows:
+            for name, variant in (r.get("switches") or {}).items():
+                if variant != "off":
+                    switch_rates[name].append(r["pass_rate"])
+            for t in r.get("tests", []):
+                if not t["passed"]:
+                    reasons[failure_reason(t.get("error"))] += 1
+        out[model] = {
+            "tasks": len(rows),
+            "mean_pass_rate": round(sum(r["pass_rate"] for r in rows) / len(rows), 4) if rows else 0.0,
+            "full_passes": sum(r["pass_rate"] == 1.0 for r in rows),
+            "per_switch": {k: {"tasks": len(v), "mean_pass_rate": round(sum(v) / len(v), 4)}
+                           for k, v in sorted(switch_rates.items())},
+            "failed_tests_by_reason": dict(sorted(reasons.items(), key=lambda kv: -kv[1])),
+            "isolation": sorted({r.get("isolation", "") for r in rows}),
+        }
+    return out
+
+
+def render_summary(summary: dict[str, Any]) -> str:
+    lines = []
+    for model, s in summary.items():
+        lines.append(f"{model}: mean pass rate {s['mean_pass_rate']:.3f} over {s['tasks']} tasks "
+                     f"({s['full_passes']} fully passed; isolation {', '.join(s['isolation'])})")
+        for name, v in s["per_switch"].items():
+            lines.append(f"  {name:<14} {v['mean_pass_rate']:.3f}  ({v['tasks']} tasks with it on)")
+        if s["failed_tests_by_reason"]:
+            lines.append("  failed tests by reason: " + ", ".join(f"{k} {v}" for k, v in s["failed_tests_by_reason"].items()))
+    return "\n".join(lines)
+
+
+def progress_printer(stream: Any = None) -> Progress:
+    """A progress bar on a terminal, one line per grade elsewhere."""
+    stream = stream or sys.stderr
+    started = time.monotonic()
+    tty = stream.isatty()
+    rates: list[float] = []
+
+    def show(done: int, total: int, row: dict[str, Any]) -> None:
+        rates.append(row["pass_rate"])
+        width = 24
+        filled = int(width * done / max(total, 1))
+        bar = "#" * filled + "." * (width - filled)
+        line = (f"[{bar}] {done}/{total} {row['task_id']} {row.get('model', '')} {row['pass_rate']:.3f} "
+                f"| mean {sum(rates) / len(rates):.3f} | {time.monotonic() - started:.1f} s")
+        stream.write(("\r" + line + ("\n" if done == total else "")) if tty else line + "\n")
+        stream.flush()
+
+    return show

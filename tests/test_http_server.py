@@ -1,0 +1,85 @@
+"""The HTTP/1.1 server the fake APIs run on, spoken to over raw sockets and real client libraries."""
+
+import socket
+
+import httpx
+import pytest
+import requests
+
+from har2client.api import Instance, serve
+from har2client.api import _http
+from test_api_engine import make_spec
+
+
+@pytest.fixture
+def server():
+    srv = serve(Instance(make_spec(), 3))
+    yield srv
+    srv.close()
+
+
+def _raw(srv, data: bytes, read_until_close=True) -> bytes:
+    host, port = srv.base_url[7:].split(":")
+    s = socket.create_connection((host, int(port)), timeout=5)
+    s.sendall(data)
+    out = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        out += chunk
+        if not read_until_close and b"\r\n\r\n" in out:
+            break
+    s.close()
+    return out
+
+
+def test_keep_alive_serves_many_requests_on_one_connection(server):
+    first = "GET /account HTTP/1.1\r\nHost: x\r\n\r\n"
+    last = "GET /account HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    out = _raw(server, (first * 3 + last).encode())
+    assert out.count(b"HTTP/1.1 200 OK") == 4 and out.count(b"Connection: keep-alive") == 3
+
+
+def test_http_1_0_closes_and_head_has_no_body(server):
+    out = _raw(server, b"GET /account HTTP/1.0\r\n\r\n")
+    assert out.startswith(b"HTTP/1.1 200") and b"Connection: close" in out and out.endswith(b"}")
+    head = _raw(server, b"HEAD /account HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    assert b"Content-Length:" in head and head.endswith(b"\r\n\r\n")
+
+
+def test_chunked_bodies_and_expect_continue(server):
+    body = b'{"customer": "A", "amount_cents": 5, "currency": "EUR", "status": "open", "due_date": "2026-01-02"}'
+    chunked = b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)
+    out = _raw(server, b"POST /invoices HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                       b"Content-Type: application/json\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n" + chunked)
+    assert out.startswith(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 ")
+    assert len(server.instance.store.all("invoices")) > 0 and b'"customer": "A"' in out
+
+
+@pytest.mark.parametrize("data, status", [
+    (b"NONSENSE\r\n\r\n", b"400"),
+    (b"GET /account HTTP/2.0\r\n\r\n", b"505"),
+    (b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\n\r\n", b"414"),
+    (b"GET /account HTTP/1.1\r\n" + b"X-A: b\r\n" * 200 + b"\r\n", b"431"),
+    (b"GET /account HTTP/1.1\r\nBad header\r\n\r\n", b"400"),
+    (b"POST /invoices HTTP/1.1\r\nContent-Length: nine\r\n\r\n", b"400"),
+])
+def test_malformed_requests_get_the_right_status(server, data, status):
+    assert _raw(server, data).split(b" ")[1] == status
+
+
+def test_oversized_bodies_are_refused(server, monkeypatch):
+    monkeypatch.setattr(_http, "MAX_BODY", 1000)
+    out = _raw(server, b"POST /invoices HTTP/1.1\r\nContent-Length: 5000\r\n\r\n" + b"x" * 5000)
+    assert out.split(b" ")[1] == b"413"
+
+
+def test_real_client_libraries_and_fast_close(server):
+    assert httpx.get(server.base_url + "/account").status_code == 200
+    assert requests.get(server.base_url + "/account", timeout=5).json()["id"].startswith("acct_")
+    with httpx.Client(base_url=server.base_url) as c:
+        c.get("/account")
+        server.close()  # open keep-alive connections are ended too
+        with pytest.raises(httpx.TransportError):
+            c.get("/account")
