@@ -1,6 +1,6 @@
 """The fake-API engine: an API description, its instances, and the Flask app that serves them."""
 
-from ._app import ApiError, create_app
+from ._app import ApiError, InstanceApp, create_app, spec_app
 from ._data import Store, fake_record, fake_value
 from ._instance import Clock, Instance, instance_seed
 from ._server import RunningServer, listen_socket, loopback_host, serve
@@ -15,7 +15,7 @@ from ._spec import (
 )
 
 __all__ = [
-    "ApiError", "ApiSpec", "Clock", "Details", "Field", "Instance", "Resource", "RunningServer",
+    "ApiError", "ApiSpec", "InstanceApp", "spec_app", "Clock", "Details", "Field", "Instance", "Resource", "RunningServer",
     "SWITCH_NAMES", "SWITCH_VARIANTS", "Store", "Switches", "create_app", "fake_record", "fake_value",
     "instance_seed", "listen_socket", "loopback_host", "serve",
 ]

@@ -77,9 +77,9 @@ class Instance:
         self.store = Store(s.resources, rng(self.seed, "data", s.slug, self.role))
         count = self.record_count
         if count is None:
-            # Several pages even for a client that asks for the largest page size.
+            # At least three pages at the default page size, and two for a client that asks for the largest.
             d = s.details
-            count = 2 * d.max_page_size + 3 + r.randint(0, d.page_size)
+            count = max(d.max_page_size, 2 * d.page_size) + d.page_size + r.randint(1, d.page_size)
         for res in s.resources:
             self.store.seed_records(res, count)
         self.tokens: dict[str, Token] = {}

@@ -140,19 +140,75 @@ def _grade_job(job: Job, isolation: str) -> dict[str, Any]:
     return result
 
 
-def _warm_sandbox(isolation: str) -> None:
-    """Start this pool process's sandbox before the first grade needs it."""
+def _start_worker(isolation: str, counter: Any, pin: bool) -> None:
+    """Set up one pool process: its own core when there are enough, and a running sandbox."""
     from ._sandbox import shared_sandbox
 
+    with counter.get_lock():
+        index = counter.value
+        counter.value += 1
+    if pin:
+        # A grade is one sequential pipeline (judge, client, server thread handing off to each other):
+        # kept on one core, with its sandbox, it stays cache-hot and never migrates.
+        cores = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cores[index % len(cores)]})
     shared_sandbox(isolation)
+
+
+def _ready(seconds: float) -> int:
+    time.sleep(seconds)  # hold this process, so the next warm-up call reaches another one
+    return os.getpid()
+
+
+class GradingPool:
+    """Worker processes that each keep a warm sandbox: start once, grade many clients.
+
+    Processes are forked (create the pool before this process starts threads), and
+    each one's sandbox is running before ``__init__`` returns.
+    """
+
+    def __init__(self, workers: int, isolation: str = "auto") -> None:
+        self.workers = workers
+        self.isolation = isolation
+        ctx = get_context("fork")
+        pin = workers <= len(os.sched_getaffinity(0))
+        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_start_worker,
+                                         initargs=(isolation, ctx.Value("i", 0), pin))
+        pids = {f.result() for f in [self._pool.submit(_ready, 0.2) for _ in range(workers)]}
+        if len(pids) != workers:
+            raise Har2ClientError(f"the grading pool started {len(pids)} of {workers} workers")
+
+    def run(self, jobs: list[Job]) -> Iterable[dict[str, Any]]:
+        """Grade ``jobs``, yielding each result as it finishes, at most two queued per worker."""
+        pending: set[Future[dict[str, Any]]] = set()
+        queue = list(reversed(jobs))
+        while queue or pending:
+            while queue and len(pending) < self.workers * 2:
+                pending.add(self._pool.submit(_grade_job, queue.pop(), self.isolation))
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for f in finished:
+                yield f.result()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+
+    def __enter__(self) -> "GradingPool":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 Progress = Callable[[int, int, dict[str, Any]], None]
 
 
 def grade_all(jobs: list[Job], out: str, *, workers: int = 1, resume: bool = False, isolation: str = "auto",
-              progress: Progress | None = None) -> list[dict[str, Any]]:
-    """Grade ``jobs`` into ``out`` (JSONL) and return every result in it, old and new."""
+              progress: Progress | None = None, pool: GradingPool | None = None) -> list[dict[str, Any]]:
+    """Grade ``jobs`` into ``out`` (JSONL) and return every result in it, old and new.
+
+    With ``pool`` the grades run there; otherwise ``workers`` 1 grades in this
+    process and more start a pool for this call.
+    """
     if os.path.exists(out) and not resume:
         raise Har2ClientError(f"{out}: exists; pass --resume to continue it, or choose another file")
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
@@ -161,30 +217,23 @@ def grade_all(jobs: list[Job], out: str, *, workers: int = 1, resume: bool = Fal
     todo = [j for j in jobs if (j.task_id, j.model) not in seen]
     fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     results = list(done)
+    own = False
     try:
-        if workers <= 1:
-            for job in todo:
-                row = _grade_job(job, isolation)
+        if pool is None and workers <= 1:
+            rows: Iterable[dict[str, Any]] = (_grade_job(job, isolation) for job in todo)
+        else:
+            own = pool is None
+            pool = pool or GradingPool(workers, isolation)
+            rows = pool.run(todo)
+        try:
+            for row in rows:
                 append_line(fd, row)
                 results.append(row)
                 if progress:
                     progress(len(results), len(jobs), row)
-        else:
-            # fork, not spawn: this process runs no threads here, and a forked worker need not re-import.
-            with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork"),
-                                     initializer=_warm_sandbox, initargs=(isolation,)) as pool:
-                pending: set[Future[dict[str, Any]]] = set()
-                queue = list(reversed(todo))
-                while queue or pending:
-                    while queue and len(pending) < workers * 2:
-                        pending.add(pool.submit(_grade_job, queue.pop(), isolation))
-                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    for f in finished:
-                        row = f.result()
-                        append_line(fd, row)
-                        results.append(row)
-                        if progress:
-                            progress(len(results), len(jobs), row)
+        finally:
+            if own and pool is not None:
+                pool.close()
     finally:
         os.close(fd)
     return results
