@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 from typing import TYPE_CHECKING, Sequence
 
 from . import __version__
@@ -154,12 +155,16 @@ def _cmd_grade(args: argparse.Namespace) -> int:
 
 def _cmd_grade_all(args: argparse.Namespace) -> int:
     from .grading._batch import grade_all, plan_jobs, progress_printer, render_summary, summarize
+    from .grading._sandbox import remove_orphaned_scratch, scratch_prefix
 
     if args.workers < 1:
         raise Har2ClientError("--workers must be at least 1")
-    jobs = plan_jobs(args.tasks_dir, clients=args.clients, predictions=args.predictions, baseline=args.baseline)
-    results = grade_all(jobs, args.out, workers=args.workers, resume=args.resume, isolation=args.isolation,
-                        progress=progress_printer())
+    remove_orphaned_scratch()
+    with tempfile.TemporaryDirectory(prefix=scratch_prefix("batch")) as scratch:  # generated client files
+        jobs = plan_jobs(args.tasks_dir, clients=args.clients, predictions=args.predictions,
+                         baseline=args.baseline, scratch=scratch)
+        results = grade_all(jobs, args.out, workers=args.workers, resume=args.resume, isolation=args.isolation,
+                            progress=progress_printer())
     summary = summarize(results)
     with open(args.out + ".summary.json", "w", encoding="utf-8") as fh:
         json.dump(summary, fh, indent=2, sort_keys=True)

@@ -17,10 +17,12 @@ from collections import defaultdict
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from multiprocessing import get_context
+from multiprocessing.util import Finalize
 from typing import Any, Callable, Iterable
 
 from .._errors import Har2ClientError
 from ..tasks._task import load_task
+from ._sandbox import scratch_prefix
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,7 @@ def plan_jobs(tasks_dir: str, *, clients: str | None = None, predictions: str | 
     if sum(x is not None for x in (clients, predictions, baseline)) != 1:
         raise Har2ClientError("give exactly one of --clients, --predictions, --baseline")
     tasks = [load_task(d) for d in _task_dirs(tasks_dir)]
-    scratch = scratch or tempfile.mkdtemp(prefix="h2c-batch-")
+    scratch = scratch or tempfile.mkdtemp(prefix=scratch_prefix("batch"))
     os.makedirs(scratch, exist_ok=True)
     jobs: list[Job] = []
     if clients is not None:
@@ -152,7 +154,9 @@ def _start_worker(isolation: str, counter: Any, pin: bool) -> None:
         # kept on one core, with its sandbox, it stays cache-hot and never migrates.
         cores = sorted(os.sched_getaffinity(0))
         os.sched_setaffinity(0, {cores[index % len(cores)]})
-    shared_sandbox(isolation)
+    box = shared_sandbox(isolation)
+    # Pool processes leave through os._exit, which skips atexit; multiprocessing's finalizers still run.
+    Finalize(None, box.close, exitpriority=10)
 
 
 def _ready(seconds: float) -> int:

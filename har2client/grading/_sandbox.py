@@ -107,6 +107,21 @@ def _forget_inherited() -> None:
 os.register_at_fork(after_in_child=_forget_inherited)
 
 
+def scratch_prefix(kind: str) -> str:
+    """``h2c-KIND-PID-``: a temporary directory named so that a later run can tell its owner is gone."""
+    return f"h2c-{kind}-{os.getpid()}-"
+
+
+def remove_orphaned_scratch() -> None:
+    """Delete scratch directories whose owner died without cleaning up (a SIGKILL runs no cleanup)."""
+    root = tempfile.gettempdir()
+    for name in os.listdir(root):
+        parts = name.split("-")
+        if len(parts) >= 4 and parts[0] == "h2c" and parts[1] in ("sandbox", "batch") and parts[2].isdigit():
+            if not os.path.exists(f"/proc/{parts[2]}"):
+                shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+
+
 class Sandbox:
     """One zygote and its scratch directory. Grades use it one at a time."""
 
@@ -154,7 +169,8 @@ class Sandbox:
             raise
 
     def _start(self) -> None:
-        self._scratch = tempfile.mkdtemp(prefix="h2c-sandbox-")
+        remove_orphaned_scratch()
+        self._scratch = tempfile.mkdtemp(prefix=scratch_prefix("sandbox"))
         os.chmod(self._scratch, 0o700)
         judge_end, zygote_end = socket.socketpair()
         python = sys.executable
