@@ -43,7 +43,39 @@ def main() -> int:
     ap.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     args = ap.parse_args()
 
-    work = tempfile.mkdtemp(prefix="h2c-bench-")
+    with tempfile.TemporaryDirectory(prefix="h2c-bench-") as work:
+        figures = measure(work, args.repeats)
+    if args.json:
+        print(json.dumps(figures))
+    else:
+        print(f"isolation: {figures['isolation']}, cores: {figures['cores']}")
+        print(f"python -c 'import httpx' (median of {args.repeats}): {figures['interpreter_start_s'] * 1000:.1f} ms")
+        print(f"grade a reference client (median over 50 Tier B tasks): {figures['grade_median_s'] * 1000:.1f} ms "
+              f"(min {figures['grade_min_s'] * 1000:.1f}, max {figures['grade_max_s'] * 1000:.1f})")
+        print(f"  ratio grade / interpreter start: {figures['grade_over_interpreter']:.3f}  (target <= 0.25)")
+        print(f"grade a client that sends no requests (the grader's own cost): "
+              f"{figures['grader_overhead_s'] * 1000:.1f} ms, ratio {figures['overhead_over_interpreter']:.3f}")
+        print(f"grade-all 50 tasks, 1 worker: {figures['batch_1_worker_s']:.2f} s; "
+              f"2 workers: {figures['batch_2_workers_s']:.2f} s")
+        print(f"  ratio 2 workers / 1 worker: {figures['batch_2_over_1']:.3f}  (target <= 0.60)")
+    return 0
+
+
+NO_REQUESTS = """
+class NotFoundError(Exception):
+    pass
+
+
+class Client:
+    def __init__(self, base_url, *args, **kwargs):
+        pass
+
+    def __getattr__(self, name):
+        return lambda *a, **k: []
+"""
+
+
+def measure(work: str, repeats: int) -> dict:
     tasks = build_tierb(os.path.join(work, "tierB"), 1)
     # Pools fork, so they start before this process runs any server thread. Both are warm before timing:
     # a trainer keeps its pool for the whole run, so start-up is not part of throughput.
@@ -51,7 +83,7 @@ def main() -> int:
     box = shared_sandbox()
     grade(tasks[0], os.path.join(tasks[0], "hidden", "reference_client.py"))  # warm: sandbox and caches
 
-    floor = interpreter_floor(args.repeats)
+    floor = interpreter_floor(repeats)
     per_task = []
     for t in tasks:
         start = time.perf_counter()
@@ -71,7 +103,11 @@ def main() -> int:
         assert len(rows) == 50 and all(r["pass_rate"] == 1.0 for r in rows)
         pools[workers].close()
 
-    figures = {
+    idle = os.path.join(work, "idle_client.py")
+    with open(idle, "w", encoding="utf-8") as fh:
+        fh.write(NO_REQUESTS)
+    overhead = statistics.median(_timed(lambda: grade(tasks[0], idle)) for _ in range(30))
+    return {
         "isolation": box.isolation,
         "cores": os.cpu_count(),
         "interpreter_start_s": round(floor, 4),
@@ -79,21 +115,18 @@ def main() -> int:
         "grade_min_s": round(min(per_task), 4),
         "grade_max_s": round(max(per_task), 4),
         "grade_over_interpreter": round(grade_median / floor, 3),
+        "grader_overhead_s": round(overhead, 4),
+        "overhead_over_interpreter": round(overhead / floor, 3),
         "batch_1_worker_s": round(batch[1], 3),
         "batch_2_workers_s": round(batch[2], 3),
         "batch_2_over_1": round(batch[2] / batch[1], 3),
     }
-    if args.json:
-        print(json.dumps(figures))
-    else:
-        print(f"isolation: {figures['isolation']}, cores: {figures['cores']}")
-        print(f"python -c 'import httpx' (median of {args.repeats}): {floor * 1000:.1f} ms")
-        print(f"grade a reference client (median over 50 Tier B tasks): {grade_median * 1000:.1f} ms "
-              f"(min {min(per_task) * 1000:.1f}, max {max(per_task) * 1000:.1f})")
-        print(f"  ratio grade / interpreter start: {figures['grade_over_interpreter']:.3f}  (target <= 0.25)")
-        print(f"grade-all 50 tasks, 1 worker: {batch[1]:.2f} s; 2 workers: {batch[2]:.2f} s")
-        print(f"  ratio 2 workers / 1 worker: {figures['batch_2_over_1']:.3f}  (target <= 0.60)")
-    return 0
+
+
+def _timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
 
 
 if __name__ == "__main__":
