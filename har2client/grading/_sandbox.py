@@ -225,7 +225,9 @@ class Sandbox:
     def _bwrap_command(self, info_fd: int) -> list[str]:
         # --as-pid-1: the zygote is the namespace's init, so clients cannot signal it and it reaps every orphan.
         cmd = ["bwrap", "--unshare-all", "--as-pid-1", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-               "--uid", "65534", "--gid", "65534", "--hostname", "sandbox", "--info-fd", str(info_fd)]
+               "--uid", "65534", "--gid", "65534", "--hostname", "sandbox", "--info-fd", str(info_fd),
+               # First: mounts apply in order, and Python may live under /tmp (a clone there, say).
+               "--tmpfs", "/tmp"]
         for d in ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin"):
             cmd += ["--ro-bind-try", d, d]
         for f in ("/etc/ld.so.cache", "/etc/localtime", "/etc/hosts", "/etc/nsswitch.conf", "/etc/passwd",
@@ -234,7 +236,7 @@ class Sandbox:
         prefixes = {sys.base_prefix, sys.prefix, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}
         for p in sorted(prefixes):
             cmd += ["--ro-bind", p, p]
-        cmd += ["--ro-bind", HERE, "/h2c", "--bind", self._scratch, "/sandbox", "--tmpfs", "/tmp",
+        cmd += ["--ro-bind", HERE, "/h2c", "--bind", self._scratch, "/sandbox",
                 "--proc", "/proc", "--dev", "/dev", "--chdir", "/sandbox", "--clearenv",
                 "--setenv", "H2C_SANDBOX", "full", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/sandbox",
                 "--", ]
