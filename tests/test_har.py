@@ -138,7 +138,7 @@ def test_written_recordings_are_har_1_2_shaped_like_a_browser_export(tmp_path):
 def test_compact_rendering_keeps_the_api_and_drops_boilerplate():
     spec, rec = _recording()
     text = render_compact(rec)
-    assert text.startswith(f"# Recording: ") and spec.host in text.splitlines()[0]
+    assert text.startswith("# Recording: ") and spec.host in text.splitlines()[0]
     assert "omitted" in text.splitlines()[0]
     assert "sec-ch-ua" not in text and "User-Agent" not in text
     assert "Authorization: Bearer" in text or spec.switches.login != "password_bearer"

@@ -132,8 +132,7 @@ def recv_with_fd(sock):
 
 
 def send(sock, obj):
-    data = json.dumps(obj).encode()
-    sock.sendall(struct.pack(">I", len(data)) + data)
+    _worker.write_frame(sock.fileno(), obj)
 
 
 def sweep(workers):

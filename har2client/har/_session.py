@@ -273,7 +273,6 @@ def record_session(spec: ApiSpec, instance: Instance, seed: int, *, evidence: bo
     """Drive ``instance`` through the scripted session and return what the browser saw."""
     s, res = spec.switches, spec.resource
     b = BrowserSession(spec, instance, seed, evidence=evidence)
-    brand = spec.name.split()[0]
     if s.login in ("password_bearer", "oauth2_client_credentials", "session_cookie"):
         b.page("Sign in", "/login")
         b.login()
@@ -322,7 +321,7 @@ def _list_all(b: BrowserSession, spec: ApiSpec, params: dict[str, Any] | None = 
     s, res = spec.switches, spec.resource
     params = dict(params or {})
     path: str | None = f"/{res.plural}"
-    for n in range(max_pages):
+    for _ in range(max_pages):
         resp = b.call("GET", path, params=params)
         body = resp.json()
         items = unwrap(spec, body, res.plural)

@@ -1,6 +1,5 @@
 """Delete or rewrite every file it can reach: the grader's code, Python's, the task's, its own."""
 import os
-import sys
 
 TARGETS = ["/h2c/_worker.py", "/h2c/_zygote.py", os.path.dirname(os.__file__) + "/json/__init__.py",
            "/etc/passwd", "/usr/bin/env"]
