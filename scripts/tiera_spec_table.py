@@ -1,0 +1,35 @@
+"""Print the Markdown table of the Tier A specs (API, auth, paging, envelope, version, licence).
+
+    uv run python scripts/tiera_spec_table.py
+
+tierA_specs/README.md embeds this table between its marker lines; a test keeps the two equal.
+"""
+
+import glob
+import os
+import sys
+
+import yaml
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tierA_specs")
+
+
+def table() -> str:
+    rows = ["| # | API | resource | auth | paging | list envelope | version | spec licence |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for path in sorted(glob.glob(os.path.join(ROOT, "*.yaml"))):
+        with open(path, encoding="utf-8") as fh:
+            x = yaml.safe_load(fh)["x-har2client"]
+        num = os.path.basename(path).split("_", 1)[0]
+        auth = x["auth"]["style"] + (f" (`{x['auth']['prefix'].strip()}`)" if x["auth"].get("prefix") else "")
+        version = x["version"]
+        shown = {"header": f"header `{version.get('name')}`", "path": f"path `{version.get('prefix')}`",
+                 "accept": "Accept media type", "none": "none"}[version["style"]]
+        envelope = f"`{x['envelope']['list']}`" if x["envelope"].get("list") else "bare array"
+        rows.append(f"| {num} | [{x['api']}]({x['docs']}) | {x['resource']} | {auth} | {x['paging']['style']} | "
+                    f"{envelope} | {shown} | {x['spec_licence']} |")
+    return "\n".join(rows) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(table())
