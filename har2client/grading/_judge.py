@@ -90,9 +90,9 @@ def grade(task: Task | str, client_path: str, *, seed: int | None = None, limits
                     err = reply.get("error", {})
                     fatal = f"client.py could not be loaded: {err.get('type')}: {err.get('message')}"
                     break
-            outcome = _run_one(test, worker, spec, instance, kwargs, class_name, limits, started, grading_seed)
-            if outcome.error and outcome.error.startswith("worker:"):
-                outcome.error = outcome.error[len("worker:"):]
+            outcome, worker_lost = _run_one(test, worker, spec, instance, kwargs, class_name, limits, started,
+                                            grading_seed)
+            if worker_lost:  # the next test gets a fresh worker
                 worker.close()
                 worker = None
                 box.sweep()
@@ -128,7 +128,8 @@ def _read_client(path: str) -> str:
 
 
 def _run_one(test: Any, worker: WorkerChannel, spec: Any, instance: Instance, kwargs: dict[str, Any],
-             class_name: str, limits: Limits, started: float, grading_seed: int) -> TestResult:
+             class_name: str, limits: Limits, started: float, grading_seed: int) -> tuple[TestResult, bool]:
+    """Run one hidden test; also say whether the worker was lost (crashed, hung, or killed)."""
     def budget() -> float:
         left = limits.task_seconds - (time.monotonic() - started)
         if left <= 0:
@@ -154,8 +155,8 @@ def _run_one(test: Any, worker: WorkerChannel, spec: Any, instance: Instance, kw
 
         ctx = Context(spec, instance, tracked, rng(grading_seed, "test", test.name))
         KINDS[test.kind](ctx, test.params)
-        return TestResult(test.name, True)
+        return TestResult(test.name, True), False
     except (TestFailure, ClientRaised) as exc:
-        return TestResult(test.name, False, str(exc))
+        return TestResult(test.name, False, str(exc)), False
     except WorkerFailure as exc:
-        return TestResult(test.name, False, f"worker:{exc} (during {current})")
+        return TestResult(test.name, False, f"{exc} (during {current})"), True
