@@ -14,6 +14,20 @@ PAGING = {"page", "offset", "cursor", "link", "next_url", "none"}
 METHODS = {"get", "post", "put", "patch", "delete"}
 
 
+def _non_string_keys(node, where=""):
+    """Keys YAML 1.1 turned into booleans or numbers (on, off, yes, no): always a mistake here."""
+    found = []
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if not isinstance(k, str) and not (isinstance(k, int) and where.endswith("responses")):
+                found.append(f"{where}.{k!r}")
+            found += _non_string_keys(v, f"{where}.{k}")
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            found += _non_string_keys(v, f"{where}[{i}]")
+    return found
+
+
 def load(path):
     with open(path, encoding="utf-8") as fh:
         return yaml.safe_load(fh)
@@ -23,6 +37,7 @@ def load(path):
 def test_spec_is_valid_openapi_with_a_complete_annotation(path):
     doc = load(path)
     validate(doc)
+    assert not _non_string_keys(doc), f"{path}: YAML read these keys as non-strings (quote them): {_non_string_keys(doc)}"
     x = doc["x-har2client"]
     for key in ("api", "docs", "spec_licence", "resource", "collection", "item", "id_field", "auth", "paging",
                 "envelope", "version", "body", "session"):

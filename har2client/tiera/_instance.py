@@ -1,0 +1,109 @@
+"""An instance of a Tier A API: its records, credentials, client parameters and tokens, from a seed."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import threading
+from typing import Any
+
+from .._seeding import rng, token_hex, token_urlsafe
+from ._fake import IdMaker, fake_from_schema
+from ._openapi import TierAModel
+
+
+def _credentials(model: TierAModel, r: Any) -> dict[str, str]:
+    style = model.conventions["auth"]["style"]
+    if style in ("bearer", "header_key", "vendor"):
+        return {"api_key": token_urlsafe(r, 40)}
+    if style == "query_key":
+        extra = model.conventions["auth"].get("extra_params", [])
+        return {"api_key": token_hex(r, 16), **{p: token_hex(r, 32) for p in extra}}
+    if style == "basic":
+        return {"username": f"user{r.randint(100, 999)}@example.org", "password": token_urlsafe(r, 24)}
+    if style == "oauth2_client_credentials":
+        return {"client_id": token_hex(r, 12), "client_secret": token_urlsafe(r, 32)}
+    raise AssertionError(style)  # the loader only accepts the styles above
+
+
+class TierAInstance:
+    """One world of a Tier A API. Thread-safe: the server answers from several threads."""
+
+    def __init__(self, model: TierAModel, seed: int, records: int | None = None) -> None:
+        self.model, self.seed = model, seed
+        r = rng(seed, "tiera-instance", model.key)
+        self._rng = r
+        self._lock = threading.RLock()
+        self.secret = token_hex(r, 16)
+        self.credentials = _credentials(model, r)
+        self.client_params = {p: self._param_value(p, r) for p in model.client_params}
+        count = records if records is not None else int(model.conventions.get("records", 40))
+        self.make_id = IdMaker(model.id_schema, model.id_field, rng(seed, "tiera-ids", model.key))
+        rows: list[dict[str, Any]] = []
+        for _ in range(count):
+            row = fake_from_schema(model.record_schema, r)
+            row[model.id_field] = self.make_id()
+            rows.append(row)
+        self.rows: dict[str, dict[str, Any]] = {str(row[model.id_field]): row for row in rows}
+        self.request_count = 0
+
+    def _param_value(self, name: str, r: Any) -> str:
+        if name.lower().endswith("sid"):
+            return "AC" + token_hex(r, 16)
+        if name in ("owner", "workspace"):
+            return f"team-{token_hex(r, 3)}"
+        if name in ("repo", "repo_slug"):
+            return f"service-{token_hex(r, 3)}"
+        if "email" in name:
+            return f"oncall{r.randint(10, 99)}@example.org"
+        return token_hex(r, 8)
+
+    # -- records ----------------------------------------------------------------------
+
+    def all(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [dict(v) for v in self.rows.values()]
+
+    def get(self, rid: str) -> dict[str, Any] | None:
+        with self._lock:
+            row = self.rows.get(str(rid))
+            return dict(row) if row is not None else None
+
+    def insert(self, values: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            row = fake_from_schema(self.model.record_schema, self._rng)
+            row.update(values)
+            row[self.model.id_field] = self.make_id()
+            self.rows[str(row[self.model.id_field])] = row
+            return dict(row)
+
+    def update(self, rid: str, changes: dict[str, Any]) -> dict[str, Any] | None:
+        with self._lock:
+            row = self.rows.get(str(rid))
+            if row is None:
+                return None
+            row.update(changes)
+            return dict(row)
+
+    def delete(self, rid: str) -> bool:
+        with self._lock:
+            return self.rows.pop(str(rid), None) is not None
+
+    # -- the rest a server needs ------------------------------------------------------
+
+    def count_request(self) -> int:
+        with self._lock:
+            self.request_count += 1
+            return self.request_count
+
+    def cursor_for(self, position: int) -> str:
+        mac = hmac.new(self.secret.encode(), str(position).encode(), hashlib.sha256).hexdigest()[:12]
+        return f"{position:x}{mac}"
+
+    def position_of(self, cursor: str) -> int | None:
+        head, mac = cursor[:-12], cursor[-12:]
+        try:
+            pos = int(head, 16)
+        except ValueError:
+            return None
+        return pos if hmac.compare_digest(self.cursor_for(pos)[-12:], mac) else None
