@@ -23,6 +23,7 @@ EPILOG = """\
 examples:
   har2client quickstart
   har2client build tierb --out runs/tierB --seed 1 --configs runs/tierb_configs.jsonl
+  har2client build tiera --out runs/tierA
   har2client grade runs/tierB/tierb_00_invoices client.py
   har2client grade runs/tierB/tierb_00_invoices client.py --json
   har2client grade-all runs/tierB --baseline reference --workers 2 --out runs/ref.jsonl
@@ -52,6 +53,10 @@ def _parser() -> argparse.ArgumentParser:
     bt.add_argument("--seed", type=int, default=1, help="build seed (default: %(default)s)")
     bt.add_argument("--limit", type=int, default=None, help="build only the first N tasks")
     bt.add_argument("--configs", default=None, help="also write the task configurations as JSONL here")
+
+    ba = bsub.add_parser("tiera", help="the Tier A tasks (real public APIs from tierA_specs/)")
+    ba.add_argument("--out", required=True, help="directory to write tiera_NN_api/ task directories into")
+    ba.add_argument("--seed", type=int, default=1, help="build seed (default: %(default)s)")
 
     g = sub.add_parser("grade", help="grade a client.py on a fresh grading server of a task",
                        description="Grade CLIENT on a fresh instance of TASK (new data, credentials and host). "
@@ -110,10 +115,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    from .tierb import build_tierb
-
     def progress(done: int, total: int, task_id: str) -> None:
         print(f"[{done}/{total}] {task_id}", file=sys.stderr, flush=True)
+
+    if args.tier == "tiera":
+        from .tiera._app import NOT_SERVED
+        from .tiera._build import build_tiera
+
+        paths = build_tiera(args.out, args.seed, progress=progress)
+        print(f"built {len(paths)} tasks in {args.out} ({len(NOT_SERVED)} API descriptions are not served yet: "
+              f"{', '.join(sorted(NOT_SERVED))})")
+        return 0
+    from .tierb import build_tierb
 
     paths = build_tierb(args.out, args.seed, args.limit, args.configs, progress=progress)
     print(f"built {len(paths)} tasks in {args.out}" + (f"; configs in {args.configs}" if args.configs else ""))

@@ -9,7 +9,7 @@ copying gets: on a fresh grading instance, almost nowhere.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from ..api import ApiSpec
@@ -57,20 +57,20 @@ class Client:
             out.append(_unwrap(resp.json()) if resp.content else None)
         return out
 
-    def {list_name}(self, {filter_arg}):
-        pages = self._replay("list" if {filter_var} is None else "list_filtered")
+    def {list_name}(self, *args, **filters):
+        pages = self._replay("list_filtered" if filters or args else "list")
         return [item for page in pages for item in (page or [])]
 
-    def get_{name_}(self, {name_}_id):
+    def {get_name}(self, record_id):
         return (self._replay("get") or [None])[0]
 
-    def create_{name_}(self, **fields):
+    def {create_name}(self, **fields):
         return (self._replay("create") or [None])[0]
 
-    def update_{name_}(self, {name_}_id, **changes):
+    def {update_name}(self, record_id, **changes):
         return (self._replay("update") or [None])[0]
 
-    def delete_{name_}(self, {name_}_id):
+    def {delete_name}(self, record_id):
         self._replay("delete")
 '''
 
@@ -81,38 +81,50 @@ def _request(entry: Any) -> dict[str, Any]:
             "headers": entry.request.headers, "body": entry.request.body}
 
 
-def recorded_calls(spec: ApiSpec, rec: Recording) -> dict[str, list[dict[str, Any]]]:
-    """The recorded requests behind each method, by kind: list, list_filtered, get, create, update, delete."""
-    res = spec.resource
-    api = [e for e in rec.entries if e.request.host == spec.host and e.response.status < 400]
+def recorded_calls(rec: Recording, host: str, classify: Callable[[Any], str | None]) -> dict[str, list[dict[str, Any]]]:
+    """The recorded requests behind each method, by role: list, list_filtered, get, create, update, delete.
+
+    A list call is the run of consecutive pages that first fetched it; any other call, its first request.
+    """
     calls: dict[str, list[dict[str, Any]]] = {}
     previous = None
-    for e in api:
-        path, method = urlsplit(e.request.url).path.rstrip("/"), e.request.method
-        is_collection = path.endswith(f"/{res.plural}")
-        is_item = path.rsplit("/", 2)[-2:-1] == [res.plural]
-        kind = None
-        if method == "GET" and is_collection:
-            filtered = bool(res.filter_field) and any(k == res.filter_field for k, _ in e.request.query)
-            kind = "list_filtered" if filtered else "list"
-        elif method == "GET" and is_item:
-            kind = "get"
-        elif method == "POST" and is_collection:
-            kind = "create"
-        elif method == "PATCH" and is_item:
-            kind = "update"
-        elif method == "DELETE" and is_item:
-            kind = "delete"
-        # A list call is the run of consecutive pages that first fetched it; any other call, its first request.
+    for e in rec.entries:
+        if e.request.host != host or e.response.status >= 400:
+            continue
+        kind = classify(e)
         if kind and (kind not in calls or (kind.startswith("list") and previous == kind)):
             calls.setdefault(kind, []).append(_request(e))
         previous = kind
     return calls
 
 
+def tierb_classifier(spec: ApiSpec) -> Callable[[Any], str | None]:
+    res = spec.resource
+
+    def classify(e: Any) -> str | None:
+        path, method = urlsplit(e.request.url).path.rstrip("/"), e.request.method
+        is_collection = path.endswith(f"/{res.plural}")
+        is_item = path.rsplit("/", 2)[-2:-1] == [res.plural]
+        if method == "GET" and is_collection:
+            filtered = bool(res.filter_field) and any(k == res.filter_field for k, _ in e.request.query)
+            return "list_filtered" if filtered else "list"
+        return {("GET", True): "get", ("PATCH", True): "update", ("DELETE", True): "delete"}.get(
+            (method, is_item), "create" if method == "POST" and is_collection else None)
+
+    return classify
+
+
+def replay_client_source(api_name: str, calls: dict[str, list[dict[str, Any]]], names: dict[str, str]) -> str:
+    blob = json.dumps(calls, separators=(",", ":"))
+    fallback = {role: f"{role}_record" for role in ("list", "get", "create", "update", "delete")}
+    fallback["list"] = "list_records"
+    names = {**fallback, **names}
+    return TEMPLATE.format(name=api_name, blob=blob, list_name=names["list"], get_name=names["get"],
+                           create_name=names["create"], update_name=names["update"], delete_name=names["delete"])
+
+
 def replay_source(spec: ApiSpec, rec: Recording) -> str:
     res = spec.resource
-    blob = json.dumps(recorded_calls(spec, rec), separators=(",", ":"))
-    filt = res.filter_field or "filter_value"
-    return TEMPLATE.format(name=spec.name, blob=blob, list_name=f"list_{res.plural}", name_=res.name,
-                           filter_arg=f"{filt}=None", filter_var=filt)
+    names = {"list": f"list_{res.plural}", "get": f"get_{res.name}", "create": f"create_{res.name}",
+             "update": f"update_{res.name}", "delete": f"delete_{res.name}"}
+    return replay_client_source(spec.name, recorded_calls(rec, spec.host, tierb_classifier(spec)), names)

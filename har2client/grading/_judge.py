@@ -20,7 +20,7 @@ from ..api import Instance, instance_seed, loopback_host, serve
 from ..tasks._task import Task, load_task
 from ._result import GradeResult, TestResult
 from ._sandbox import Limits, Sandbox, WorkerChannel, WorkerFailure, shared_sandbox
-from ._tests import KINDS, ClientRaised, Context, TestFailure
+from ._tests import KINDS, ClientRaised, Context, TestFailure, TierBWorld, World
 
 Progress = Callable[[TestResult], None]
 MAX_CLIENT_BYTES = 1024 * 1024
@@ -63,12 +63,9 @@ def grade(task: Task | str, client_path: str, *, seed: int | None = None, limits
     except ClientFileError as exc:
         return finish(str(exc))
 
-    spec = task.spec
-    instance = Instance(spec, instance_seed(int(g["task_seed"]), "grading", grading_seed))
-    server = serve(instance, sock=box.listen(loopback_host(grading_seed)))
+    world, server, kwargs, instance = _start_world(task, grading_seed, box)
     worker: WorkerChannel | None = None
     fatal: str | None = None
-    kwargs = {"base_url": server.base_url, **instance.credentials}
     class_name = g.get("class_name", "Client")
     try:
         for test in tests:
@@ -90,7 +87,7 @@ def grade(task: Task | str, client_path: str, *, seed: int | None = None, limits
                     err = reply.get("error", {})
                     fatal = f"client.py could not be loaded: {err.get('type')}: {err.get('message')}"
                     break
-            outcome, worker_lost = _run_one(test, worker, spec, instance, kwargs, class_name, limits, started,
+            outcome, worker_lost = _run_one(test, worker, world, instance, kwargs, class_name, limits, started,
                                             grading_seed)
             if worker_lost:  # the next test gets a fresh worker
                 worker.close()
@@ -127,7 +124,27 @@ def _read_client(path: str) -> str:
         raise ClientFileError(f"{path}: not UTF-8 text (byte {exc.start})") from None
 
 
-def _run_one(test: Any, worker: WorkerChannel, spec: Any, instance: Instance, kwargs: dict[str, Any],
+def _start_world(task: Task, grading_seed: int, box: Sandbox) -> tuple[World, Any, dict[str, Any], Any]:
+    """A fresh grading instance of ``task`` on a socket the sandbox's clients can reach.
+
+    Returns the judge's view of it, the running server, the client's constructor
+    arguments, and (Tier B) the instance the expiry tests act on.
+    """
+    g = task.grading
+    sock = box.listen(loopback_host(grading_seed))
+    if g.get("tier") == "A":
+        from ..tiera._grading import start_tiera_world
+        from ..tiera._openapi import load_tiera_spec
+
+        world, server, kwargs = start_tiera_world(load_tiera_spec(task.hidden_file("openapi.yaml"), g["api_name"]),
+                                                  int(g["task_seed"]), grading_seed, sock)
+        return world, server, kwargs, None
+    instance = Instance(task.spec, instance_seed(int(g["task_seed"]), "grading", grading_seed))
+    server = serve(instance, sock=sock)
+    return TierBWorld(task.spec, instance), server, {"base_url": server.base_url, **instance.credentials}, instance
+
+
+def _run_one(test: Any, worker: WorkerChannel, world: World, instance: Any, kwargs: dict[str, Any],
              class_name: str, limits: Limits, started: float, grading_seed: int) -> tuple[TestResult, bool]:
     """Run one hidden test; also say whether the worker was lost (crashed, hung, or killed)."""
     def budget() -> float:
@@ -153,7 +170,7 @@ def _run_one(test: Any, worker: WorkerChannel, spec: Any, instance: Instance, kw
             current = method
             return call(method, *args, **kw)
 
-        ctx = Context(spec, instance, tracked, rng(grading_seed, "test", test.name))
+        ctx = Context(world, tracked, rng(grading_seed, "test", test.name), instance)
         KINDS[test.kind](ctx, test.params)
         return TestResult(test.name, True), False
     except (TestFailure, ClientRaised) as exc:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .._seeding import rng, token_hex
-from ..api import ApiSpec, Instance, Resource, fake_record, fake_value
+from ..api import ApiSpec, Instance, fake_record, fake_value
 from ..tasks._task import HiddenTest
 
 
@@ -47,25 +47,74 @@ class TestFailure(Exception):
     """The client's answer was wrong; the message says how."""
 
 
-@dataclass
-class Context:
-    """What a running test may use: the client (through ``call``) and the judge's own world."""
+class World:
+    """What a hidden test may know about the API under test: its records and how the client names things.
 
-    spec: ApiSpec
-    instance: Instance
-    call: Callable[..., Any]          # call(method, *args, **kwargs) -> value, raises ClientRaised
-    rng: random.Random
+    The judge's own view of the grading instance; Tier B and Tier A each provide one.
+    """
 
-    @property
-    def res(self) -> Resource:
-        return self.spec.resource
+    id_field = "id"
+    names: dict[str, str] = {}      # role (list, get, create, update, delete, filter) -> method / argument name
+
+    def rows(self) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def get(self, rid: Any) -> dict[str, Any] | None:
+        raise NotImplementedError
+
+    def missing_id(self, r: random.Random) -> Any:
+        raise NotImplementedError
+
+    def new_value(self, field: str, old: Any, r: random.Random) -> Any:
+        raise NotImplementedError
+
+    def record_field(self, name: str) -> str:
+        """The record's name for a field the client writes under ``name``."""
+        return name
+
+
+class TierBWorld(World):
+    def __init__(self, spec: ApiSpec, instance: Instance) -> None:
+        self.spec, self.instance, self.res = spec, instance, spec.resource
+        n, p = self.res.name, self.res.plural
+        self.names = {"list": f"list_{p}", "get": f"get_{n}", "create": f"create_{n}", "update": f"update_{n}",
+                      "delete": f"delete_{n}", "filter": self.res.filter_field}
 
     def rows(self) -> list[dict[str, Any]]:
         return self.instance.store.all(self.res.plural)
 
+    def get(self, rid: Any) -> dict[str, Any] | None:
+        return self.instance.store.get(self.res.plural, rid)
+
+    def missing_id(self, r: random.Random) -> Any:
+        return f"{self.res.id_prefix}_{token_hex(r, 6)}"
+
+    def new_value(self, field: str, old: Any, r: random.Random) -> Any:
+        f = self.res.field(field)
+        value = old
+        while value == old:
+            value = fake_value(f, r)
+        return value
+
+
+@dataclass
+class Context:
+    """What a running test may use: the client (through ``call``) and the judge's own world."""
+
+    world: World
+    call: Callable[..., Any]          # call(method, *args, **kwargs) -> value, raises ClientRaised
+    rng: random.Random
+    instance: Any = None              # the Tier B instance, for tests that act on its tokens and clock
+
+    def rows(self) -> list[dict[str, Any]]:
+        return self.world.rows()
+
     def picked(self, pick: int) -> dict[str, Any]:
         rows = self.rows()
         return rows[pick % len(rows)]
+
+    def name(self, role: str) -> str:
+        return self.world.names[role]
 
 
 class ClientRaised(Exception):
@@ -86,44 +135,46 @@ def _same_record(got: Any, want: dict[str, Any], what: str) -> None:
             raise TestFailure(f"{what}: {k}={got[k]!r}, expected {v!r}")
 
 
-def _same_list(got: Any, want: list[dict[str, Any]], what: str) -> None:
+def _same_list(ctx: Context, got: Any, want: list[dict[str, Any]], what: str) -> None:
+    key = ctx.world.id_field
     if not isinstance(got, list):
         raise TestFailure(f"{what} returned {type(got).__name__}, expected a list")
-    ids = [g.get("id") if isinstance(g, dict) else None for g in got]
-    want_ids = [w["id"] for w in want]
-    if len(ids) != len(set(ids)):
+    ids = [g.get(key) if isinstance(g, dict) else None for g in got]
+    want_ids = [w[key] for w in want]
+    if len(ids) != len(set(map(repr, ids))):
         raise TestFailure(f"{what} returned {len(ids)} records with repeated ids")
-    missing = set(want_ids) - set(ids)
-    extra = set(ids) - set(want_ids)
+    missing = set(map(repr, want_ids)) - set(map(repr, ids))
+    extra = set(map(repr, ids)) - set(map(repr, want_ids))
     if missing or extra:
         raise TestFailure(f"{what} returned {len(ids)} records, expected {len(want_ids)}"
                           + (f" ({len(missing)} missing)" if missing else "")
                           + (f" ({len(extra)} unexpected)" if extra else ""))
-    by_id = {g["id"]: g for g in got}
+    by_id = {repr(g[key]): g for g in got}
     for w in want:
-        _same_record(by_id[w["id"]], w, f"{what}, record {w['id']}")
+        _same_record(by_id[repr(w[key])], w, f"{what}, record {w[key]}")
 
 
 def _list(ctx: Context, params: dict[str, Any]) -> None:
-    _same_list(ctx.call(f"list_{ctx.res.plural}"), ctx.rows(), f"list_{ctx.res.plural}()")
+    _same_list(ctx, ctx.call(ctx.name("list")), ctx.rows(), f"{ctx.name('list')}()")
 
 
 def _list_filtered(ctx: Context, params: dict[str, Any]) -> None:
-    f, value = ctx.res.filter_field, params["value"]
+    f, value = ctx.name("filter"), params["value"]
     want = [r for r in ctx.rows() if r.get(f) == value]
-    _same_list(ctx.call(f"list_{ctx.res.plural}", **{f: value}), want, f"list_{ctx.res.plural}({f}={value!r})")
+    _same_list(ctx, ctx.call(ctx.name("list"), **{f: value}), want, f"{ctx.name('list')}({f}={value!r})")
 
 
 def _get_one(ctx: Context, params: dict[str, Any]) -> None:
     row = ctx.picked(params["pick"])
-    _same_record(ctx.call(f"get_{ctx.res.name}", row["id"]), row, f"get_{ctx.res.name}({row['id']!r})")
+    rid = row[ctx.world.id_field]
+    _same_record(ctx.call(ctx.name("get"), rid), row, f"{ctx.name('get')}({rid!r})")
 
 
 def _get_missing(ctx: Context, params: dict[str, Any]) -> None:
     # A client that raises for every id must not pass: the same client first finds a real one.
     _get_one(ctx, {"pick": params.get("pick", 0)})
-    rid = f"{ctx.res.id_prefix}_{token_hex(ctx.rng, 6)}"
-    method = f"get_{ctx.res.name}"
+    rid = ctx.world.missing_id(ctx.rng)
+    method = ctx.name("get")
     try:
         got = ctx.call(method, rid)
     except ClientRaised as exc:
@@ -134,39 +185,39 @@ def _get_missing(ctx: Context, params: dict[str, Any]) -> None:
 
 
 def _create(ctx: Context, params: dict[str, Any]) -> None:
-    values, method = params["values"], f"create_{ctx.res.name}"
+    values, method, key = params["values"], ctx.name("create"), ctx.world.id_field
+    want = {ctx.world.record_field(k): v for k, v in values.items()}
     before = len(ctx.rows())
     got = ctx.call(method, **values)
-    if not isinstance(got, dict) or not isinstance(got.get("id"), str):
-        raise TestFailure(f"{method} returned {str(got)[:80]!r}, expected the new record with its id")
-    _same_record(got, values, method)
-    stored = ctx.instance.store.get(ctx.res.plural, got["id"])
+    if not isinstance(got, dict) or got.get(key) in (None, ""):
+        raise TestFailure(f"{method} returned {str(got)[:80]!r}, expected the new record with its {key}")
+    _same_record(got, want, method)
+    stored = ctx.world.get(got[key])
     if stored is None:
-        raise TestFailure(f"{method} returned id {got['id']!r}, which the server does not have")
-    _same_record(stored, values, f"the server's copy after {method}")
+        raise TestFailure(f"{method} returned {key} {got[key]!r}, which the server does not have")
+    _same_record(stored, want, f"the server's copy after {method}")
     if len(ctx.rows()) != before + 1:
         raise TestFailure(f"{method} changed the record count by {len(ctx.rows()) - before}, expected 1")
 
 
 def _update(ctx: Context, params: dict[str, Any]) -> None:
-    row, fname = ctx.picked(params["pick"]), params["field"]
-    f = ctx.res.field(fname)
-    value = row[fname]
-    while value == row[fname]:
-        value = fake_value(f, ctx.rng)
-    method = f"update_{ctx.res.name}"
-    got = ctx.call(method, row["id"], **{fname: value})
-    want = {**row, fname: value}
+    row, field = ctx.picked(params["pick"]), params["field"]
+    target = ctx.world.record_field(field)
+    value = ctx.world.new_value(field, row[target], ctx.rng)
+    method, rid = ctx.name("update"), row[ctx.world.id_field]
+    got = ctx.call(method, rid, **{field: value})
+    want = {**row, target: value}
     _same_record(got, want, method)
-    _same_record(ctx.instance.store.get(ctx.res.plural, row["id"]), want, f"the server's copy after {method}")
+    _same_record(ctx.world.get(rid), want, f"the server's copy after {method}")
 
 
 def _delete(ctx: Context, params: dict[str, Any]) -> None:
-    row, method = ctx.picked(params["pick"]), f"delete_{ctx.res.name}"
+    row, method = ctx.picked(params["pick"]), ctx.name("delete")
+    rid = row[ctx.world.id_field]
     before = len(ctx.rows())
-    ctx.call(method, row["id"])
-    if ctx.instance.store.get(ctx.res.plural, row["id"]) is not None:
-        raise TestFailure(f"{method}({row['id']!r}) returned, but the record is still on the server")
+    ctx.call(method, rid)
+    if ctx.world.get(rid) is not None:
+        raise TestFailure(f"{method}({rid!r}) returned, but the record is still on the server")
     if len(ctx.rows()) != before - 1:
         raise TestFailure(f"{method} removed {before - len(ctx.rows())} records, expected 1")
 
@@ -183,7 +234,8 @@ def _long_session(ctx: Context, params: dict[str, Any]) -> None:
     rows = ctx.rows()
     for i in range(params["calls"]):
         row = rows[i % len(rows)]
-        _same_record(ctx.call(f"get_{ctx.res.name}", row["id"]), row, f"call {i + 1}: get_{ctx.res.name}")
+        rid = row[ctx.world.id_field]
+        _same_record(ctx.call(ctx.name("get"), rid), row, f"call {i + 1}: {ctx.name('get')}")
 
 
 KINDS: dict[str, Callable[[Context, dict[str, Any]], None]] = {

@@ -176,22 +176,10 @@ class BrowserSession:
 
     def _capture(self, req: httpx.Request, resp: httpx.Response, form: dict[str, str] | None) -> None:
         timings = self._timings()
-        total = sum(v for v in timings.values() if v > 0)
         started = self.clock.now()
-        self.clock.advance(total / 1000 + self.r.uniform(0.05, 0.8))
-        headers = [(k.decode(), v.decode()) for k, v in req.headers.raw]
-        request = Request(method=req.method, url=str(req.url), http_version="HTTP/1.1", headers=headers,
-                          body=req.content.decode() if req.content else "",
-                          mime_type=req.headers.get("Content-Type", ""),
-                          form_params=list(form.items()) if form else [])
-        rheaders = [(k.decode(), v.decode()) for k, v in resp.headers.raw]
-        rheaders.append(("Date", _dt.datetime.fromtimestamp(started + timings["wait"] / 1000, _dt.timezone.utc)
-                         .strftime("%a, %d %b %Y %H:%M:%S GMT")))
-        response = Response(status=resp.status_code, status_text=REASONS.get(resp.status_code, ""),
-                            http_version="HTTP/1.1", headers=rheaders, body=resp.text,
-                            mime_type=resp.headers.get("Content-Type", "").split(";")[0])
-        self.entries.append(Entry(request, response, _iso(started), total, timings,
-                                  self.pages[-1].id if self.pages else "", "fetch", self.server_ip))
+        self.clock.advance(sum(v for v in timings.values() if v > 0) / 1000 + self.r.uniform(0.05, 0.8))
+        self.entries.append(exchange_entry(req, resp, started, timings, form,
+                                           self.pages[-1].id if self.pages else "", "fetch", self.server_ip))
 
     def _static_noise(self) -> None:
         """Requests a browser makes that have nothing to do with the API."""
@@ -252,6 +240,25 @@ class BrowserSession:
             self.renew()
             resp = self.send(method, path, **kw)
         return resp
+
+
+def exchange_entry(req: httpx.Request, resp: httpx.Response, started: float, timings: dict[str, float],
+                   form: dict[str, str] | None = None, pageref: str = "", resource_type: str = "fetch",
+                   server_ip: str = "") -> Entry:
+    """One captured exchange as a HAR entry, stamped with a simulated clock (so recordings are reproducible)."""
+    total = sum(v for v in timings.values() if v > 0)
+    headers = [(k.decode(), v.decode()) for k, v in req.headers.raw]
+    request = Request(method=req.method, url=str(req.url), http_version="HTTP/1.1", headers=headers,
+                      body=req.content.decode() if req.content else "",
+                      mime_type=req.headers.get("Content-Type", ""),
+                      form_params=list(form.items()) if form else [])
+    rheaders = [(k.decode(), v.decode()) for k, v in resp.headers.raw]
+    rheaders.append(("Date", _dt.datetime.fromtimestamp(started + timings["wait"] / 1000, _dt.timezone.utc)
+                     .strftime("%a, %d %b %Y %H:%M:%S GMT")))
+    response = Response(status=resp.status_code, status_text=REASONS.get(resp.status_code, ""),
+                        http_version="HTTP/1.1", headers=rheaders, body=resp.text,
+                        mime_type=resp.headers.get("Content-Type", "").split(";")[0])
+    return Entry(request, response, _iso(started), total, timings, pageref, resource_type, server_ip)
 
 
 def unwrap(spec: ApiSpec, body: Any, name: str) -> Any:

@@ -81,8 +81,13 @@ def goal_markdown(spec: ApiSpec, task_id: str, call_seconds: float, task_seconds
         f"| `id` | str | the {n}'s id, assigned by the API |",
     ]
     lines += [f"| `{f.name}` | {_py_type(f)} | {_about(f)} |" for f in res.fields]
-    lines += [
-        "",
+    lines += [""] + closing_sections(call_seconds, task_seconds)
+    return "\n".join(lines)
+
+
+def closing_sections(call_seconds: float, task_seconds: float) -> list[str]:
+    """The goal's Errors and Rules, the same for every tier."""
+    return [
         "## Errors", "",
         "`client.py` must define `class NotFoundError(Exception)` and raise it as described above. "
         "Any other failure may raise any exception.",
@@ -95,4 +100,3 @@ def goal_markdown(spec: ApiSpec, task_id: str, call_seconds: float, task_seconds
         "against the server's own data.",
         "",
     ]
-    return "\n".join(lines)

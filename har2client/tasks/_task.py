@@ -4,7 +4,7 @@
     TASK/recording.har            the recorded traffic
     TASK/recording_evidence.har   (hidden-header tasks) the same session with one refused request
     TASK/task.json                visible metadata
-    TASK/hidden/spec.json         the API description
+    TASK/hidden/spec.json         the API description (Tier A: hidden/openapi.yaml, the provider's subset)
     TASK/hidden/tests.json        the hidden tests
     TASK/hidden/grading.json      task seed, client signature, limits
     TASK/hidden/reference_client.py
@@ -95,6 +95,8 @@ def load_task(path: str | os.PathLike[str]) -> Task:
         if not os.path.isfile(os.path.join(path, name)):
             raise TaskError(f"{path}: not a task directory ({name} is missing)")
     for name in HIDDEN:
+        if name == "spec.json" and os.path.isfile(os.path.join(path, "hidden", "openapi.yaml")):
+            continue  # a Tier A task describes its API with the provider's OpenAPI document instead
         if not os.path.isfile(os.path.join(path, "hidden", name)):
             raise TaskError(f"{path}: the hidden part is incomplete (hidden/{name} is missing)")
     task = Task(path)

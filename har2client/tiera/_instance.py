@@ -37,6 +37,9 @@ class TierAInstance:
         self.secret = token_hex(r, 16)
         self.credentials = _credentials(model, r)
         self.client_params = {p: self._param_value(p, r) for p in model.client_params}
+        login_as = model.conventions["auth"].get("username")
+        if login_as in self.client_params:  # Twilio signs in as its account SID
+            self.credentials["username"] = self.client_params[login_as]
         count = records if records is not None else int(model.conventions.get("records", 40))
         self.make_id = IdMaker(model.id_schema, model.id_field, rng(seed, "tiera-ids", model.key))
         rows: list[dict[str, Any]] = []

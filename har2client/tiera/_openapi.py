@@ -127,7 +127,8 @@ def _last_path_param(doc: dict[str, Any], path: str) -> dict[str, Any] | None:
     return None
 
 
-def load_tiera_spec(path: str) -> TierAModel:
+def load_tiera_spec(path: str, name: str | None = None) -> TierAModel:
+    """The model of the description at ``path``; ``name`` ("01_stripe") when the file is named otherwise."""
     try:
         with open(path, encoding="utf-8") as fh:
             doc = yaml.safe_load(fh)
@@ -180,7 +181,10 @@ def load_tiera_spec(path: str) -> TierAModel:
     item_param = _last_path_param(doc, x["item"])
     if item_param and (item_param.get("pattern") or item_param.get("type") == "integer"):
         id_schema = {**id_schema, **item_param}  # the path parameter often states the id's shape
-    number, key = os.path.basename(path).split(".")[0].split("_", 1)
+    stem = name or os.path.basename(path).split(".")[0]
+    if "_" not in stem:
+        raise SpecError(f"{path}: cannot tell the API's number and key (name it NN_key.yaml)")
+    number, key = stem.split("_", 1)
     return TierAModel(
         number=number, key=key, path=path, api=x["api"], docs=x["docs"], licence=x["spec_licence"],
         server=doc["servers"][0]["url"], resource=x["resource"], id_field=x["id_field"],
