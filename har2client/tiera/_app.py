@@ -41,7 +41,6 @@ NOT_SERVED = {
     "box": "listing one folder's items while creating folders elsewhere",
     "mailchimp": "ids derived from the member's email address",
     "msgraph": "a token endpoint on the tenant's identity host",
-    "asana": "a project filter and a data wrapper on requests",
 }
 
 
@@ -364,11 +363,23 @@ def _view_delete(model: TierAModel, op: Operation, names: dict[str, str], **kwar
         raise ApiRefusal(404, f"No {model.resource} with id {rid!r}")
     if op.success_status == 204:
         return _json(None, 204)
-    return _json(shape_like(_success_schema(model.document, op), row, model), op.success_status)
+    schema = _success_schema(model.document, op) or {}
+    single = model.conventions["envelope"].get("single")
+    inner = schema.get("properties", {}).get(single) if single else None
+    if inner is not None and inner.get("type") == "object":
+        # An acknowledgement in the envelope: only what its schema lists ({"data": {}}, {"data": {"id": 5}}).
+        ack = {k: row.get(k) for k in inner.get("properties", {})}
+        body = {single: ack, **({model.conventions["envelope"]["ok_key"]: True}
+                                if model.conventions["envelope"].get("ok_key") else {})}
+        return _json(body, op.success_status)
+    return _json(shape_like(schema, row, model), op.success_status)
 
 
 def _view_list(model: TierAModel, op: Operation, names: dict[str, str], **kwargs: str) -> Response:
     _check_params(model, names, kwargs)
+    for param, client_param in model.conventions.get("list_query", {}).items():
+        if request.args.get(param) != current().client_params[client_param]:
+            raise ApiRefusal(400, f"{param}: a valid {param} is required to list")
     rows = current().all()
     page, meta, headers = _paginate(model, rows)
     schema = _success_schema(model.document, op) or {}

@@ -101,7 +101,8 @@ class ConventionsClient:
         op = self.model.operations["list"]
         p, env = self.model.conventions["paging"], self.model.conventions["envelope"]
         items: list[dict[str, Any]] = []
-        params: dict[str, Any] = {}
+        fixed = {k: self.params[v] for k, v in self.model.conventions.get("list_query", {}).items()}
+        params: dict[str, Any] = dict(fixed)
         url: str | None = None
         for _ in range(200):
             resp = self.request(op, params=params, url=url)
@@ -118,12 +119,12 @@ class ConventionsClient:
                 nxt = resp.links.get("next", {}).get("url")
                 if not nxt:
                     return items
-                url, params = nxt, {}
+                url, params = nxt, dict(fixed)
             elif style == "next_url":
                 nxt = get_path(body, p["next_key"])
                 if not nxt:
                     return items
-                url, params = nxt, {}
+                url, params = nxt, dict(fixed)
             elif style == "page":
                 page_param = p.get("page_param", "page")
                 current = params.get(page_param, 1)

@@ -143,15 +143,17 @@ class Client:
 
     # listing
     lp = path_expr(ops["list"].path)
+    fixed = "".join(f'params["{q}"] = self._{cp}\n' for q, cp in c.get("list_query", {}).items())
+    out.append(_m("_list_params", "**extra", "params = {}\n" + fixed + "params.update(extra)\nreturn params"))
     style = paging["style"] if drop != "paging" else "none"
     size_param = paging.get("per_page_param") or paging.get("limit_param")
     if style == "none":
-        list_body = f"return self._items(self._request(\"GET\", {lp}).json())"
+        list_body = f"return self._items(self._request(\"GET\", {lp}, params=self._list_params()).json())"
     elif style == "link":
         list_body = f"""
             items, url = [], None
             while True:
-                resp = self._request("GET", {lp}, url=url)
+                resp = self._request("GET", {lp}, params=self._list_params(), url=url)
                 items.extend(self._items(resp.json()))
                 url = resp.links.get("next", {{}}).get("url")
                 if not url:
@@ -161,7 +163,7 @@ class Client:
         list_body = f"""
             items, url = [], None
             while True:
-                body = self._request("GET", {lp}, url=url).json()
+                body = self._request("GET", {lp}, params=self._list_params(), url=url).json()
                 items.extend(self._items(body))
                 url = self._meta(body, "{paging['next_key']}")
                 if not url:
@@ -177,7 +179,7 @@ class Client:
         list_body = f"""
             items, page = [], 1
             while True:
-                body = self._request("GET", {lp}, params={{"{pp}": page}}).json()
+                body = self._request("GET", {lp}, params=self._list_params(**{{"{pp}": page}})).json()
                 chunk = self._items(body)
                 items.extend(chunk)
                 if not chunk or {" or ".join(stop) or "False"}:
@@ -193,7 +195,7 @@ class Client:
         list_body = f"""
             items, offset = [], 0
             while True:
-                body = self._request("GET", {lp}, params={{"{op_}": offset}}).json()
+                body = self._request("GET", {lp}, params=self._list_params(**{{"{op_}": offset}})).json()
                 chunk = self._items(body)
                 items.extend(chunk)
                 offset += len(chunk)
@@ -209,7 +211,7 @@ class Client:
         list_body = f"""
             items, cursor = [], None
             while True:
-                body = self._request("GET", {lp}, params={{"{cp}": cursor}} if cursor else None).json()
+                body = self._request("GET", {lp}, params=self._list_params(**({{"{cp}": cursor}} if cursor else {{}}))).json()
                 chunk = self._items(body)
                 items.extend(chunk)
                 cursor = {nxt}
