@@ -36,11 +36,9 @@ NOT_SERVED = {
     "notion": "list by POST with the cursor in the request body",
     "hubspot": "writable fields nested in a properties object",
     "okta": "writable fields nested in a profile object",
-    "spotify": "list items that wrap the record under track, read from another resource",
     "trello": "writes through the query string and a board id named id",
     "box": "listing one folder's items while creating folders elsewhere",
     "mailchimp": "ids derived from the member's email address",
-    "msgraph": "a token endpoint on the tenant's identity host",
 }
 
 
@@ -62,8 +60,6 @@ def create_tiera_app(model: TierAModel, instance: TierAInstance) -> InstanceApp:
     """The fake server of ``model``, serving ``instance``'s world."""
     if not served(model):
         raise SpecError(f"{model.path}: not served yet ({NOT_SERVED[model.key]})")
-    if model.conventions["auth"]["style"] == "oauth2_client_credentials":
-        raise SpecError(f"{model.path}: OAuth2 client credentials are not served yet")
     app = _APPS.get(model.path)
     if app is None:
         app = _APPS[model.path] = _model_app(model)
@@ -214,10 +210,34 @@ def _model_app(model: TierAModel) -> Flask:
     def _method(exc: Any) -> Response:
         return _json(error_body(model, 405, "Method not allowed"), 405)
 
+    token_rule = None
+    if conv["auth"]["style"] == "oauth2_client_credentials":
+        token_rule, token_names = _rule(urlsplit(conv["auth"]["token_url"]).path)
+
+        def _token(**kwargs: str) -> Response:
+            # RFC 6749 section 4.4: client credentials in the form or in HTTP basic.
+            inst = current()
+            for safe, value in kwargs.items():
+                if inst.client_params.get(token_names[safe]) != value:
+                    return _json({"error": "invalid_request", "error_description": "Unknown tenant"}, 400)
+            form = request.form
+            cid, secret = form.get("client_id"), form.get("client_secret")
+            if request.authorization and request.authorization.type == "basic":
+                cid, secret = request.authorization.username, request.authorization.password
+            if form.get("grant_type") != "client_credentials":
+                return _json({"error": "unsupported_grant_type"}, 400)
+            if (cid, secret) != (inst.credentials["client_id"], inst.credentials["client_secret"]):
+                return _json({"error": "invalid_client"}, 401)
+            return _json({"access_token": inst.issue_token(), "token_type": "Bearer", "expires_in": 3600})
+
+        app.add_url_rule(token_rule, endpoint="oauth_token", view_func=_token, methods=["POST"])
+
     @app.before_request
     def _gate() -> None:
         inst = current()
         inst.count_request()
+        if request.url_rule is not None and request.url_rule.endpoint == "oauth_token":
+            return
         _check_auth(model, inst)
         _check_version(version)
         for rule in conv.get("required_headers", []):
@@ -235,13 +255,17 @@ def _model_app(model: TierAModel) -> Flask:
 def _check_auth(model: TierAModel, inst: TierAInstance) -> None:
     auth, creds = model.conventions["auth"], inst.credentials
     style = auth["style"]
-    if style in ("bearer", "vendor", "header_key"):
+    if style in ("bearer", "vendor", "header_key", "oauth2_client_credentials"):
         header = auth.get("header", "Authorization")
-        prefix = "Bearer " if style == "bearer" else auth.get("prefix", "")
+        prefix = "Bearer " if style in ("bearer", "oauth2_client_credentials") else auth.get("prefix", "")
         got = request.headers.get(header)
         if not got:
             raise ApiRefusal(401, "Authentication required", {"WWW-Authenticate": "Bearer"})
-        if got != prefix + creds["api_key"]:
+        if style == "oauth2_client_credentials":
+            valid = got.startswith(prefix) and got[len(prefix):] in inst.tokens
+        else:
+            valid = got == prefix + creds["api_key"]
+        if not valid:
             raise ApiRefusal(401, "Invalid credentials")
     elif style == "query_key":
         if request.args.get(auth["param"]) != creds["api_key"]:
@@ -394,6 +418,8 @@ def _view_list(model: TierAModel, op: Operation, names: dict[str, str], **kwargs
             body[k] = []
     if env.get("ok_key"):
         body[env["ok_key"]] = True
+    if env.get("list_item"):  # each list item wraps the record (Spotify's playlist items wrap a track)
+        page = [{"added_at": "2026-03-01T12:00:00Z", env["list_item"]: row} for row in page]
     put_path(body, env["list"], page)
     for dotted, value in meta.items():
         put_path(body, dotted, value)

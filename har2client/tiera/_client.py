@@ -22,6 +22,7 @@ class ConventionsClient:
         self.creds, self.params, self.ignore = credentials, client_params, ignore
         self.http = http or httpx.Client(timeout=10)
         self.requests = 0
+        self.token: str | None = None
 
     # -- one request --------------------------------------------------------------------
 
@@ -47,7 +48,23 @@ class ConventionsClient:
             return {}, {auth["param"]: creds["api_key"], **{p: creds[p] for p in auth.get("extra_params", [])}}, None
         if style == "basic":
             return {}, {}, (creds["username"], creds["password"])
-        raise NotImplementedError(f"auth style {style} is not served yet")
+        if self.token is None:
+            resp = self.http.post(self.token_url(), data={"grant_type": "client_credentials",
+                                                          "client_id": creds["client_id"],
+                                                          "client_secret": creds["client_secret"]})
+            resp.raise_for_status()
+            self.token = resp.json()["access_token"]
+        return {"Authorization": f"Bearer {self.token}"}, {}, None
+
+    def token_url(self) -> str:
+        """The token endpoint: the identity host's in the recording, the grading server's otherwise."""
+        url = self.model.conventions["auth"]["token_url"]
+        for name, value in self.params.items():
+            url = url.replace("{" + name + "}", value)
+        if self.base == self.model.server.rstrip("/"):
+            return url
+        parts = httpx.URL(url)
+        return self.base + parts.raw_path.decode()
 
     def request(self, op: Operation, rid: Any = None, params: dict[str, Any] | None = None,
                 body: dict[str, Any] | None = None, url: str | None = None) -> httpx.Response:
@@ -111,6 +128,8 @@ class ConventionsClient:
             page = body if self.ignore == "envelope" or not env.get("list") else get_path(body, env["list"])
             if not isinstance(page, list):
                 raise TypeError(f"the list response is not a list: {str(body)[:80]}")
+            if env.get("list_item") and self.ignore != "envelope":
+                page = [item[env["list_item"]] for item in page]
             items += page
             style = p["style"]
             if self.ignore == "paging" or style == "none" or not page:

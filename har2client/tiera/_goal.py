@@ -9,7 +9,9 @@ from ._openapi import TierAModel
 from ._reference import constructor_args, method_names
 
 _ARG_ABOUT = {"api_key": "the account's API key or access token", "username": "the user name to sign in with",
-              "password": "the password or API token that goes with it", "token": "the user's API token"}
+              "password": "the password or API token that goes with it", "token": "the user's API token",
+              "client_id": "the OAuth client id of the application", "client_secret": "its OAuth client secret",
+              "token_url": "the OAuth 2.0 token endpoint to use"}
 
 
 def _type(schema: dict[str, Any]) -> str:
@@ -36,7 +38,10 @@ def tiera_goal_markdown(model: TierAModel, call_seconds: float, task_seconds: fl
         f"(in the recording it was `{model.server}`).",
     ]
     for a in args:
-        lines.append(f"- `{a}`: " + (_ARG_ABOUT.get(a) or f"the `{a}` this client works in") + ".")
+        about = _ARG_ABOUT.get(a) or f"the `{a}` this client works in"
+        if a == "token_url":
+            about += f" (in the recording it was `{model.conventions['auth']['token_url']}`)"
+        lines.append(f"- `{a}`: {about}.")
     lines += ["", "## Methods", "",
               f"### `{names['list']}() -> list[dict]`", "",
               f"Every {res}, each exactly once: all of them, however the API divides them up.", "",

@@ -6,6 +6,8 @@ import random
 import socket
 from typing import Any
 
+import httpx
+
 from .._seeding import rng
 from ..api._http import HTTPServer
 from ..grading._tests import World
@@ -64,6 +66,11 @@ def start_tiera_world(model: TierAModel, task_seed: int, grading_seed: int,
     instance = TierAInstance(model, rng(task_seed, "tiera-grading", grading_seed).getrandbits(62))
     server = HTTPServer(sock, create_tiera_app(model, instance))
     known = {**instance.credentials, **instance.client_params}
+    if model.conventions["auth"]["style"] == "oauth2_client_credentials":
+        path = httpx.URL(model.conventions["auth"]["token_url"]).raw_path.decode()
+        for name, value in instance.client_params.items():
+            path = path.replace("%7B" + name + "%7D", value).replace("{" + name + "}", value)
+        known["token_url"] = f"http://{server.host}:{server.port}{path}"
     kwargs = {"base_url": f"http://{server.host}:{server.port}", **{a: known[a] for a in constructor_args(model)}}
     return TierAWorld(model, instance), server, kwargs
 

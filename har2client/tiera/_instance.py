@@ -7,7 +7,7 @@ import hmac
 import threading
 from typing import Any
 
-from .._seeding import rng, token_hex, token_urlsafe
+from .._seeding import rng, token_hex, token_urlsafe, uuid4_from
 from ._fake import IdMaker, fake_from_schema
 from ._openapi import TierAModel
 
@@ -48,6 +48,7 @@ class TierAInstance:
             row[model.id_field] = self.make_id()
             rows.append(row)
         self.rows: dict[str, dict[str, Any]] = {str(row[model.id_field]): row for row in rows}
+        self.tokens: set[str] = set()
         self.request_count = 0
 
     def _param_value(self, name: str, r: Any) -> str:
@@ -57,6 +58,8 @@ class TierAInstance:
             return f"team-{token_hex(r, 3)}"
         if name in ("repo", "repo_slug"):
             return f"service-{token_hex(r, 3)}"
+        if name == "tenant":
+            return uuid4_from(r)
         if "email" in name:
             return f"oncall{r.randint(10, 99)}@example.org"
         return token_hex(r, 8)
@@ -98,6 +101,12 @@ class TierAInstance:
         with self._lock:
             self.request_count += 1
             return self.request_count
+
+    def issue_token(self) -> str:
+        with self._lock:
+            token = "eyJ0eXAiOiJKV1Qi." + token_urlsafe(self._rng, 48)
+            self.tokens.add(token)
+            return token
 
     def cursor_for(self, position: int) -> str:
         mac = hmac.new(self.secret.encode(), str(position).encode(), hashlib.sha256).hexdigest()[:12]

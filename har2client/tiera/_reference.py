@@ -20,6 +20,8 @@ def credential_args(model: TierAModel) -> list[str]:
     auth = model.conventions["auth"]
     if auth["style"] == "basic":
         return ["username", "password"]
+    if auth["style"] == "oauth2_client_credentials":
+        return ["client_id", "client_secret", "token_url"]
     return ["api_key", *auth.get("extra_params", [])]
 
 
@@ -71,6 +73,8 @@ class Client:
             lines.append('headers["Authorization"] = "Bearer " + self._api_key')
         elif auth["style"] in ("header_key", "vendor"):
             lines.append(f'headers["{auth["header"]}"] = "{auth.get("prefix", "")}" + self._api_key')
+        elif auth["style"] == "oauth2_client_credentials":
+            lines.append('headers["Authorization"] = "Bearer " + self._access_token()')
         elif auth["style"] == "query_key":
             lines.append(f'params["{auth["param"]}"] = self._api_key')
             lines += [f'params["{p}"] = self._{p}' for p in auth.get("extra_params", [])]
@@ -87,6 +91,19 @@ class Client:
     lines.append("return headers, params")
     out.append(_m("_extras", "method", "\n".join(lines)))
 
+    if auth["style"] == "oauth2_client_credentials" and drop != "auth":
+        out.append(_m("_access_token", "", """
+            if getattr(self, "_token", None) is None:
+                resp = self._http.post(self._token_url, data={
+                    "grant_type": "client_credentials",
+                    "client_id": self._client_id,
+                    "client_secret": self._client_secret,
+                })
+                if resp.status_code >= 400:
+                    raise ApiError(resp.status_code, resp.text)
+                self._token = resp.json()["access_token"]
+            return self._token
+        """))
     out.append(_m("_request", "method, path, params=None, body=None, form=False, url=None", """
         headers, query = self._extras(method)
         if url is not None:
@@ -132,6 +149,8 @@ class Client:
     if list_key and drop != "envelope":
         dig = "".join(f'body = body.get("{k}") or {{}}\n' for k in list_key.split(".")[:-1]) + \
               f'return body.get("{list_key.split(".")[-1]}", [])'
+    if env.get("list_item") and drop != "envelope":
+        dig = dig.replace("return body.get(", "items = body.get(", 1) + f'\nreturn [item["{env["list_item"]}"] for item in items]'
     out.append(_m("_items", "body", dig))
     out.append(_m("_meta", "body, dotted", """
         for key in dotted.split("."):
