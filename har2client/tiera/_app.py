@@ -36,8 +36,6 @@ NOT_SERVED = {
     "notion": "list by POST with the cursor in the request body",
     "hubspot": "writable fields nested in a properties object",
     "okta": "writable fields nested in a profile object",
-    "trello": "writes through the query string and a board id named id",
-    "box": "listing one folder's items while creating folders elsewhere",
     "mailchimp": "ids derived from the member's email address",
 }
 
@@ -291,14 +289,21 @@ def _check_version(version: dict[str, Any]) -> None:
             raise ApiRefusal(406, f"Set the Accept header to {version['value']}")
 
 
-def _check_params(model: TierAModel, names: dict[str, str], kwargs: dict[str, str]) -> str | None:
-    """Verify client path parameters; return the item id from the path, if any."""
+def _check_params(model: TierAModel, names: dict[str, str], kwargs: dict[str, str],
+                  listing: bool = False) -> str | None:
+    """Verify client path parameters; return the item id from the path, if any.
+
+    In the list path a parameter may name the parent the records live in (Box's folder, Trello's
+    board); ``collection_params`` says which client value it takes. Elsewhere it is the record's id.
+    """
     inst = current()
+    parents = model.conventions.get("collection_params", {}) if listing else {}
     rid = None
     for safe, value in kwargs.items():
         original = names.get(safe, safe)
-        if original in inst.client_params:
-            if value != inst.client_params[original]:
+        client_param = parents.get(original, original if original in inst.client_params else None)
+        if client_param is not None:
+            if value != inst.client_params[client_param]:
                 raise ApiRefusal(404, "Not found")
         else:
             rid = value
@@ -400,7 +405,7 @@ def _view_delete(model: TierAModel, op: Operation, names: dict[str, str], **kwar
 
 
 def _view_list(model: TierAModel, op: Operation, names: dict[str, str], **kwargs: str) -> Response:
-    _check_params(model, names, kwargs)
+    _check_params(model, names, kwargs, listing=True)
     for param, client_param in model.conventions.get("list_query", {}).items():
         if request.args.get(param) != current().client_params[client_param]:
             raise ApiRefusal(400, f"{param}: a valid {param} is required to list")

@@ -28,6 +28,9 @@ class ConventionsClient:
 
     def _path(self, op: Operation, rid: Any = None) -> str:
         path = op.path
+        if op.role == "list":
+            for param, client_param in self.model.conventions.get("collection_params", {}).items():
+                path = path.replace("{" + param + "}", self.params[client_param])
         for name, value in self.params.items():
             path = path.replace("{" + name + "}", value)
         if "{" in path:  # the remaining parameter is the record's id

@@ -115,7 +115,9 @@ class Client:
             query.update(params or {})
             target = self._base + path
         kwargs = {}
-        if body is not None and form:
+        if body is not None and form == "query":  # this API writes through the query string
+            query.update({k: str(v).lower() if isinstance(v, bool) else v for k, v in body.items()})
+        elif body is not None and form:
             kwargs["data"] = {k: str(v).lower() if isinstance(v, bool) else v for k, v in body.items()}
         elif body is not None:
             kwargs["json"] = body
@@ -128,8 +130,11 @@ class Client:
         return resp
     """))
 
-    def path_expr(op_path: str) -> str:
+    def path_expr(op_path: str, listing: bool = False) -> str:
         expr = op_path
+        if listing:
+            for param, client_param in c.get("collection_params", {}).items():
+                expr = expr.replace("{" + param + "}", "{self._" + client_param + "}")
         for p in model.client_params:
             expr = expr.replace("{" + p + "}", "{self._" + p + "}")
         if "{" in expr.replace("{self._", ""):
@@ -161,7 +166,7 @@ class Client:
     """))
 
     # listing
-    lp = path_expr(ops["list"].path)
+    lp = path_expr(ops["list"].path, listing=True)
     fixed = "".join(f'params["{q}"] = self._{cp}\n' for q, cp in c.get("list_query", {}).items())
     out.append(_m("_list_params", "**extra", "params = {}\n" + fixed + "params.update(extra)\nreturn params"))
     style = paging["style"] if drop != "paging" else "none"
@@ -241,7 +246,7 @@ class Client:
     out.append(_m(f"list_{many}", "", list_body))
 
     out.append(_m(f"get_{res}", f"{res}_id", f'return self._one(self._request("GET", {path_expr(ops["get"].path)}).json())'))
-    form = "True" if (c.get("body") == "form") else "False"
+    form = {"form": "True", "query": '"query"'}.get(c.get("body"), "False")
     wrap = (lambda v: f'{{"{wrapper}": {v}}}') if wrapper and drop != "envelope" else (lambda v: v)
     if "create" in ops:
         out.append(_m(f"create_{res}", "**fields", f"""
