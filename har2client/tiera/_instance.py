@@ -45,7 +45,7 @@ class TierAInstance:
         rows: list[dict[str, Any]] = []
         for _ in range(count):
             row = fake_from_schema(model.record_schema, r)
-            row[model.id_field] = self.make_id()
+            row[model.id_field] = self._id_for(row)
             rows.append(row)
         self.rows: dict[str, dict[str, Any]] = {str(row[model.id_field]): row for row in rows}
         self.tokens: set[str] = set()
@@ -66,6 +66,13 @@ class TierAInstance:
 
     # -- records ----------------------------------------------------------------------
 
+    def _id_for(self, row: dict[str, Any]) -> Any:
+        """A new record's id: assigned, or derived from a field where the API does that (Mailchimp)."""
+        rule = self.model.conventions.get("id_from")
+        if rule and rule.get("hash") == "md5_lowercase":
+            return hashlib.md5(str(row[rule["field"]]).lower().encode()).hexdigest()
+        return self.make_id()
+
     def all(self) -> list[dict[str, Any]]:
         with self._lock:
             return [dict(v) for v in self.rows.values()]
@@ -79,7 +86,7 @@ class TierAInstance:
         with self._lock:
             row = fake_from_schema(self.model.record_schema, self._rng)
             row.update(values)
-            row[self.model.id_field] = self.make_id()
+            row[self.model.id_field] = self._id_for(row)
             self.rows[str(row[self.model.id_field])] = row
             return dict(row)
 
