@@ -72,6 +72,16 @@ class World:
         """The record's name for a field the client writes under ``name``."""
         return name
 
+    def expected(self, values: dict[str, Any]) -> dict[str, Any]:
+        """What a record written with ``values`` must contain (compared as a subset)."""
+        return {self.record_field(k): v for k, v in values.items()}
+
+    def value_of(self, row: dict[str, Any], field: str) -> Any:
+        return row[self.record_field(field)]
+
+    def with_change(self, row: dict[str, Any], field: str, value: Any) -> dict[str, Any]:
+        return {**row, self.record_field(field): value}
+
 
 class TierBWorld(World):
     def __init__(self, spec: ApiSpec, instance: Instance) -> None:
@@ -126,12 +136,15 @@ class ClientRaised(Exception):
 
 
 def _same_record(got: Any, want: dict[str, Any], what: str) -> None:
+    """``got`` holds every key of ``want`` with its value; nested objects are compared the same way."""
     if not isinstance(got, dict):
         raise TestFailure(f"{what} returned {type(got).__name__}, expected a dict with keys {sorted(want)}")
     for k, v in want.items():
         if k not in got:
             raise TestFailure(f"{what} returned a dict without {k!r} (keys: {sorted(got)[:8]})")
-        if got[k] != v:
+        if isinstance(v, dict) and isinstance(got[k], dict):
+            _same_record(got[k], v, f"{what}, {k}")
+        elif got[k] != v:
             raise TestFailure(f"{what}: {k}={got[k]!r}, expected {v!r}")
 
 
@@ -186,7 +199,7 @@ def _get_missing(ctx: Context, params: dict[str, Any]) -> None:
 
 def _create(ctx: Context, params: dict[str, Any]) -> None:
     values, method, key = params["values"], ctx.name("create"), ctx.world.id_field
-    want = {ctx.world.record_field(k): v for k, v in values.items()}
+    want = ctx.world.expected(values)
     before = len(ctx.rows())
     got = ctx.call(method, **values)
     if not isinstance(got, dict) or got.get(key) in (None, ""):
@@ -202,11 +215,10 @@ def _create(ctx: Context, params: dict[str, Any]) -> None:
 
 def _update(ctx: Context, params: dict[str, Any]) -> None:
     row, field = ctx.picked(params["pick"]), params["field"]
-    target = ctx.world.record_field(field)
-    value = ctx.world.new_value(field, row[target], ctx.rng)
+    value = ctx.world.new_value(field, ctx.world.value_of(row, field), ctx.rng)
     method, rid = ctx.name("update"), row[ctx.world.id_field]
     got = ctx.call(method, rid, **{field: value})
-    want = {**row, target: value}
+    want = ctx.world.with_change(row, field, value)
     _same_record(got, want, method)
     _same_record(ctx.world.get(rid), want, f"the server's copy after {method}")
 

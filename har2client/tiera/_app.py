@@ -34,8 +34,6 @@ NOT_SERVED = {
     "slack": "RPC-style methods with the id in the query and errors as 200 with ok=false",
     "jira": "JQL search and a create that answers only id and key",
     "notion": "list by POST with the cursor in the request body",
-    "hubspot": "writable fields nested in a properties object",
-    "okta": "writable fields nested in a profile object",
 }
 
 
@@ -323,12 +321,17 @@ def _body(model: TierAModel, op: Operation) -> dict[str, Any]:
             raise ApiRefusal(400, "The request body must be a JSON object")
         raw = data
     wrapper = model.conventions["envelope"].get("request")
-    if wrapper and wrapper in raw and isinstance(raw[wrapper], dict):
+    if wrapper and media == "application/json":
+        if not isinstance(raw.get(wrapper), dict):  # {"ticket": {...}}, {"profile": {...}}: required, as there
+            raise ApiRefusal(400, f"The request body must hold the fields in a {wrapper!r} object")
         raw = raw[wrapper]
     props = (op.request_schema or {}).get("properties", {})
     if wrapper and wrapper in props:
         props = props[wrapper].get("properties", {})
+    bag = model.conventions.get("fields_in")
     record_props = model.record_schema.get("properties", {})
+    if bag:  # writes land in a nested bag (HubSpot's properties, Okta's profile)
+        record_props = record_props.get(bag, {}).get("properties", {})
     by_lower = {k.lower(): k for k in record_props}
     out = {}
     for k, v in raw.items():
@@ -337,7 +340,7 @@ def _body(model: TierAModel, op: Operation) -> dict[str, Any]:
         if schema is None or target is None or target == model.id_field:
             continue  # fields the record does not have are not stored, as most APIs do
         out[target] = _coerce(v, schema) if media != "application/json" else v
-    return out
+    return {bag: out} if bag else out
 
 
 def _coerce(value: Any, schema: dict[str, Any]) -> Any:

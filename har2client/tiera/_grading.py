@@ -32,7 +32,11 @@ class TierAWorld(World):
         self.model, self.instance = model, instance
         self.id_field = model.id_field
         self.names = method_names(model)
-        self._by_lower = {k.lower(): k for k in model.record_schema.get("properties", {})}
+        self.bag = model.conventions.get("fields_in")
+        props = model.record_schema.get("properties", {})
+        if self.bag:
+            props = props.get(self.bag, {}).get("properties", {})
+        self._by_lower = {k.lower(): k for k in props}
 
     def rows(self) -> list[dict[str, Any]]:
         return self.instance.all()
@@ -59,6 +63,18 @@ class TierAWorld(World):
     def record_field(self, name: str) -> str:
         return name if name in self._by_lower.values() else self._by_lower.get(name.lower(), name)
 
+    def expected(self, values: dict[str, Any]) -> dict[str, Any]:
+        fields = {self.record_field(k): v for k, v in values.items()}
+        return {self.bag: fields} if self.bag else fields
+
+    def value_of(self, row: dict[str, Any], field: str) -> Any:
+        return (row[self.bag] if self.bag else row).get(self.record_field(field))
+
+    def with_change(self, row: dict[str, Any], field: str, value: Any) -> dict[str, Any]:
+        if self.bag:
+            return {**row, self.bag: {**row[self.bag], self.record_field(field): value}}
+        return {**row, self.record_field(field): value}
+
 
 def start_tiera_world(model: TierAModel, task_seed: int, grading_seed: int,
                       sock: socket.socket) -> tuple[TierAWorld, HTTPServer, dict[str, Any]]:
@@ -83,16 +99,18 @@ def tiera_hidden_tests(model: TierAModel, seed: int) -> list[HiddenTest]:
              HiddenTest(f"{names['get']}_returns_the_record", "get_one", {"pick": r.randrange(1000)}),
              HiddenTest(f"{names['get']}_missing_raises_not_found", "get_missing", {"pick": r.randrange(1000)})]
     ops = model.operations
+    record_props = model.record_schema.get("properties", {})
+    if model.conventions.get("fields_in"):
+        record_props = record_props.get(model.conventions["fields_in"], {}).get("properties", {})
+    record = {k.lower() for k in record_props}
     if "create" in ops:
         props = _request_properties(model, ops["create"])
-        record = {k.lower() for k in model.record_schema.get("properties", {})}
         values = {k: fake_from_schema(v, r, k) for k, v in props.items()
                   if (v.get("type") in ("string", "integer", "boolean") or "enum" in v)
                   and k.lower() in record and k != model.id_field}
         tests.append(HiddenTest(f"{names['create']}_persists", "create", {"values": values}))
     if "update" in ops:
         props = _request_properties(model, ops["update"])
-        record = {k.lower() for k in model.record_schema.get("properties", {})}
         candidates = [k for k, v in props.items() if k.lower() in record and k != model.id_field
                       and (v.get("type") == "string" or "enum" in v)]
         if candidates:

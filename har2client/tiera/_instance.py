@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import hmac
 import threading
@@ -24,6 +25,15 @@ def _credentials(model: TierAModel, r: Any) -> dict[str, str]:
     if style == "oauth2_client_credentials":
         return {"client_id": token_hex(r, 12), "client_secret": token_urlsafe(r, 32)}
     raise AssertionError(style)  # the loader only accepts the styles above
+
+
+def _merge(row: dict[str, Any], changes: dict[str, Any]) -> None:
+    """Apply ``changes``; a nested bag of fields (HubSpot's properties) is merged, not replaced."""
+    for k, v in changes.items():
+        if isinstance(v, dict) and isinstance(row.get(k), dict):
+            row[k] = {**row[k], **v}
+        else:
+            row[k] = v
 
 
 class TierAInstance:
@@ -75,28 +85,28 @@ class TierAInstance:
 
     def all(self) -> list[dict[str, Any]]:
         with self._lock:
-            return [dict(v) for v in self.rows.values()]
+            return [copy.deepcopy(v) for v in self.rows.values()]
 
     def get(self, rid: str) -> dict[str, Any] | None:
         with self._lock:
             row = self.rows.get(str(rid))
-            return dict(row) if row is not None else None
+            return copy.deepcopy(row) if row is not None else None
 
     def insert(self, values: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
             row = fake_from_schema(self.model.record_schema, self._rng)
-            row.update(values)
+            _merge(row, values)
             row[self.model.id_field] = self._id_for(row)
             self.rows[str(row[self.model.id_field])] = row
-            return dict(row)
+            return copy.deepcopy(row)
 
     def update(self, rid: str, changes: dict[str, Any]) -> dict[str, Any] | None:
         with self._lock:
             row = self.rows.get(str(rid))
             if row is None:
                 return None
-            row.update(changes)
-            return dict(row)
+            _merge(row, changes)
+            return copy.deepcopy(row)
 
     def delete(self, rid: str) -> bool:
         with self._lock:
