@@ -33,7 +33,6 @@ DEFAULT_PAGE = 10
 NOT_SERVED = {
     "slack": "RPC-style methods with the id in the query and errors as 200 with ok=false",
     "jira": "JQL search and a create that answers only id and key",
-    "notion": "list by POST with the cursor in the request body",
 }
 
 
@@ -450,8 +449,16 @@ _ROLE_VIEWS = {"list": _view_list, "get": _view_get, "create": _view_create, "up
                "delete": _view_delete}
 
 
+def _arg(name: str) -> Any:
+    """A paging argument: from the query, or from the JSON body where the API lists by POST (Notion)."""
+    if request.method == "POST":
+        body = request.get_json(silent=True)
+        return body.get(name) if isinstance(body, dict) else None
+    return request.args.get(name)
+
+
 def _int_arg(name: str, default: int) -> int:
-    raw = request.args.get(name)
+    raw = _arg(name)
     if raw is None:
         return default
     try:
@@ -476,13 +483,13 @@ def _paginate(model: TierAModel, rows: list[dict[str, Any]]) -> tuple[list, dict
         size = int(p["fixed_page_size"])
     else:
         size = max(p.get("min_limit", 1), min(_int_arg(size_param, DEFAULT_PAGE) if size_param else DEFAULT_PAGE, cap))
-        if size_param and request.args.get(size_param) is None:
+        if size_param and _arg(size_param) is None:
             size = max(DEFAULT_PAGE, p.get("min_limit", 0))
     total = len(rows)
     meta: dict[str, Any] = {}
     headers: dict[str, str] = {}
     if style == "none":
-        return rows[:size] if size_param and request.args.get(size_param) else rows, meta, headers
+        return rows[:size] if size_param and _arg(size_param) else rows, meta, headers
     if (style in ("page", "link") and not p.get("cursor_param")) or style == "next_url":
         page_param = p.get("page_param", "page")
         page = max(1, _int_arg(page_param, 1))
@@ -526,7 +533,7 @@ def _paginate(model: TierAModel, rows: list[dict[str, Any]]) -> tuple[list, dict
             meta.update({p["offset_param"]: offset, p["limit_param"]: size})
         return chunk, meta, headers
     # cursor styles, and Link headers that carry a cursor (Shopify's page_info, Okta's after)
-    cursor = request.args.get(p["cursor_param"])
+    cursor = _arg(p["cursor_param"])
     start = 0
     if cursor:
         if p.get("cursor_source") == "last_id":

@@ -119,13 +119,19 @@ class ConventionsClient:
 
     def list_all(self) -> list[dict[str, Any]]:
         op = self.model.operations["list"]
+        if op.method == "POST" and not self.model.conventions["paging"].get("in_body"):
+            raise ValueError("a POST list needs paging.in_body")
         p, env = self.model.conventions["paging"], self.model.conventions["envelope"]
         items: list[dict[str, Any]] = []
         fixed = {k: self.params[v] for k, v in self.model.conventions.get("list_query", {}).items()}
         params: dict[str, Any] = dict(fixed)
         url: str | None = None
+        in_body = p.get("in_body") and self.ignore != "paging"
         for _ in range(200):
-            resp = self.request(op, params=params, url=url)
+            if in_body:  # the API lists by POST, with its paging arguments in the body (Notion)
+                resp = self.request(op, body={k: v for k, v in params.items() if k not in fixed})
+            else:
+                resp = self.request(op, params=params, url=url)
             resp.raise_for_status()
             body = resp.json()
             page = body if self.ignore == "envelope" or not env.get("list") else get_path(body, env["list"])

@@ -113,8 +113,10 @@ def tiera_hidden_tests(model: TierAModel, seed: int) -> list[HiddenTest]:
         props = _request_properties(model, ops["update"])
         candidates = [k for k, v in props.items() if k.lower() in record and k != model.id_field
                       and (v.get("type") == "string" or "enum" in v)]
+        if not candidates:  # an API whose only plain writable field is a flag (Notion's archived)
+            candidates = [k for k, v in props.items() if k.lower() in record and v.get("type") == "boolean"]
         if candidates:
-            free = [k for k in candidates if "enum" not in props[k]]
+            free = [k for k in candidates if "enum" not in props[k] and props[k].get("type") == "string"]
             tests.append(HiddenTest(f"{names['update']}_persists", "update",
                                     {"pick": r.randrange(1000), "field": (free or candidates)[0]}))
     if "delete" in ops:

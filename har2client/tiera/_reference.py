@@ -226,6 +226,19 @@ class Client:
                 if {" or ".join(stop)}:
                     return items
         """
+    elif paging.get("in_body"):  # listing by POST, the cursor in the request body (Notion)
+        cp = paging["cursor_param"]
+        list_body = f"""
+            items, cursor = [], None
+            while True:
+                query = {{"{cp}": cursor}} if cursor else {{}}
+                body = self._request("{ops['list'].method}", {lp}, params=self._list_params(), body=query).json()
+                chunk = self._items(body)
+                items.extend(chunk)
+                cursor = self._meta(body, "{paging['cursor_source']}")
+                if not cursor:
+                    return items
+        """
     else:  # cursor
         cp = paging["cursor_param"]
         if paging.get("cursor_source") == "last_id":
