@@ -31,7 +31,6 @@ DEFAULT_PAGE = 10
 
 # Conventions this server does not model yet, by API: each task built from these would be unfaithful.
 NOT_SERVED = {
-    "slack": "RPC-style methods with the id in the query and errors as 200 with ok=false",
     "jira": "JQL search and a create that answers only id and key",
 }
 
@@ -192,8 +191,16 @@ def _model_app(model: TierAModel) -> Flask:
     conv = model.conventions
     version = conv["version"]
 
+    errors = conv.get("errors", {})
+
     @app.errorhandler(ApiRefusal)
     def _refused(exc: ApiRefusal) -> Response:
+        if errors.get("style") == "ok_false":  # Slack: HTTP 200, {"ok": false, "error": "<code>"}
+            code = {401: errors.get("unauthenticated", "not_authed"), 404: errors.get("not_found", "not_found")}.get(
+                exc.status, "invalid_arguments")
+            if exc.status == 401 and "Invalid" in exc.message:
+                code = errors.get("invalid_auth", code)
+            return _json({"ok": False, "error": code}, 200)
         return _json(error_body(model, exc.status, exc.message), exc.status, exc.headers)
 
     @app.errorhandler(404)
@@ -297,6 +304,9 @@ def _check_params(model: TierAModel, names: dict[str, str], kwargs: dict[str, st
     inst = current()
     parents = model.conventions.get("collection_params", {}) if listing else {}
     rid = None
+    item_param = model.conventions.get("item_param")
+    if item_param and not listing:  # RPC-style: the record's id is an argument (Slack's channel=)
+        rid = request.args.get(item_param) or request.form.get(item_param)
     for safe, value in kwargs.items():
         original = names.get(safe, safe)
         client_param = parents.get(original, original if original in inst.client_params else None)

@@ -26,6 +26,10 @@ class ConventionsClient:
 
     # -- one request --------------------------------------------------------------------
 
+    def _id_args(self, op: Operation, rid: Any) -> dict[str, Any]:
+        item_param = self.model.conventions.get("item_param")
+        return {item_param: rid} if item_param and rid is not None and op.role != "list" else {}
+
     def _path(self, op: Operation, rid: Any = None) -> str:
         path = op.path
         if op.role == "list":
@@ -84,6 +88,11 @@ class ConventionsClient:
             if op.method.lower() in rule["on"]:
                 headers[rule["name"]] = self.params[rule["value"]]
         kwargs: dict[str, Any] = {}
+        id_args = self._id_args(op, rid)
+        if id_args and op.method == "GET":
+            params = {**(params or {}), **id_args}
+        elif id_args:
+            body = {**id_args, **(body or {})}
         if body is not None:
             wrapper = self.model.conventions["envelope"].get("request")
             if wrapper and self.ignore != "envelope":
@@ -132,7 +141,7 @@ class ConventionsClient:
                 resp = self.request(op, body={k: v for k, v in params.items() if k not in fixed})
             else:
                 resp = self.request(op, params=params, url=url)
-            resp.raise_for_status()
+            self._raise(resp)
             body = resp.json()
             page = body if self.ignore == "envelope" or not env.get("list") else get_path(body, env["list"])
             if not isinstance(page, list):
@@ -180,25 +189,50 @@ class ConventionsClient:
                     params[p["cursor_param"]] = cursor
         raise RuntimeError("more than 200 pages")
 
+    def _error_code(self, resp: httpx.Response) -> str | None:
+        if self.model.conventions.get("errors", {}).get("style") == "ok_false" and resp.status_code == 200:
+            body = resp.json()
+            return body.get("error") if isinstance(body, dict) and body.get("ok") is False else None
+        return None
+
+    def is_not_found(self, resp: httpx.Response) -> bool:
+        code = self._error_code(resp)
+        if code is not None:
+            return code == self.model.conventions["errors"]["not_found"]
+        return resp.status_code == 404
+
+    def is_unauthorized(self, resp: httpx.Response) -> bool:
+        code = self._error_code(resp)
+        if code is not None:
+            return code in (self.model.conventions["errors"].get("unauthenticated"),
+                            self.model.conventions["errors"].get("invalid_auth"))
+        return resp.status_code == 401
+
     def get(self, rid: Any) -> httpx.Response:
         return self.request(self.model.operations["get"], rid)
 
+    def _raise(self, resp: httpx.Response) -> None:
+        resp.raise_for_status()
+        code = self._error_code(resp)
+        if code is not None:
+            raise httpx.HTTPStatusError(f"error {code}", request=resp.request, response=resp)
+
     def get_record(self, rid: Any) -> Any:
         resp = self.get(rid)
-        resp.raise_for_status()
+        self._raise(resp)
         return self._unwrap_one(resp.json())
 
     def create(self, values: dict[str, Any]) -> Any:
         resp = self.request(self.model.operations["create"], body=values)
-        resp.raise_for_status()
+        self._raise(resp)
         return self._unwrap_one(resp.json())
 
     def update(self, rid: Any, values: dict[str, Any]) -> httpx.Response:
         resp = self.request(self.model.operations["update"], rid, body=values)
-        resp.raise_for_status()
+        self._raise(resp)
         return resp
 
     def delete(self, rid: Any) -> httpx.Response:
         resp = self.request(self.model.operations["delete"], rid)
-        resp.raise_for_status()
+        self._raise(resp)
         return resp

@@ -111,7 +111,8 @@ def tiera_hidden_tests(model: TierAModel, seed: int) -> list[HiddenTest]:
         tests.append(HiddenTest(f"{names['create']}_persists", "create", {"values": values}))
     if "update" in ops:
         props = _request_properties(model, ops["update"])
-        candidates = [k for k, v in props.items() if k.lower() in record and k != model.id_field
+        not_fields = {model.id_field, model.conventions.get("item_param")}
+        candidates = [k for k, v in props.items() if k.lower() in record and k not in not_fields
                       and (v.get("type") == "string" or "enum" in v)]
         if not candidates:  # an API whose only plain writable field is a flag (Notion's archived)
             candidates = [k for k, v in props.items() if k.lower() in record and v.get("type") == "boolean"]

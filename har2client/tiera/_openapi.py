@@ -191,7 +191,8 @@ def load_tiera_spec(path: str, name: str | None = None) -> TierAModel:
         client_params=tuple(x.get("client_params", [])), operations=operations, record_schema=record,
         id_schema=id_schema, writable=tuple(writable),
         conventions={k: x[k] for k in ("auth", "paging", "envelope", "version", "body", "update_method",
-                                       "session", "records", "required_headers", "list_query", "collection_params", "id_from", "fields_in")
+                                       "session", "records", "required_headers", "list_query", "collection_params", "id_from", "fields_in",
+                                       "item_param", "errors")
                      if k in x},
         document=doc,
     )

@@ -127,8 +127,21 @@ class Client:
             raise NotFoundError(resp.text)
         if resp.status_code >= 400:
             raise ApiError(resp.status_code, resp.text)
-        return resp
+        return self._check(resp)
     """))
+    errors = c.get("errors", {})
+    if errors.get("style") == "ok_false" and drop != "envelope":
+        out.append(_m("_check", "resp", f"""
+            # This API answers errors with HTTP 200 and {{"ok": false, "error": code}}.
+            body = resp.json()
+            if isinstance(body, dict) and body.get("ok") is False:
+                if body.get("error") == "{errors['not_found']}":
+                    raise NotFoundError(body["error"])
+                raise ApiError(resp.status_code, body.get("error", ""))
+            return resp
+        """))
+    else:
+        out.append(_m("_check", "resp", "return resp"))
 
     def path_expr(op_path: str, listing: bool = False) -> str:
         expr = op_path
@@ -258,7 +271,10 @@ class Client:
     _ = size_param
     out.append(_m(f"list_{many}", "", list_body))
 
-    out.append(_m(f"get_{res}", f"{res}_id", f'return self._one(self._request("GET", {path_expr(ops["get"].path)}).json())'))
+    item_param = c.get("item_param")
+    id_query = f', params={{"{item_param}": {res}_id}}' if item_param else ""
+    out.append(_m(f"get_{res}", f"{res}_id",
+                  f'return self._one(self._request("GET", {path_expr(ops["get"].path)}{id_query}).json())'))
     form = {"form": "True", "query": '"query"'}.get(c.get("body"), "False")
     wrap = (lambda v: f'{{"{wrapper}": {v}}}') if wrapper and drop != "envelope" else (lambda v: v)
     if "create" in ops:
@@ -267,8 +283,9 @@ class Client:
             return self._one(resp.json())
         """))
     if "update" in ops:
+        changes = f'{{"{item_param}": {res}_id, **changes}}' if item_param else "changes"
         body = f"""
-            resp = self._request("{ops['update'].method}", {path_expr(ops['update'].path)}, body={wrap("changes")}, form={form})
+            resp = self._request("{ops['update'].method}", {path_expr(ops['update'].path)}, body={wrap(changes)}, form={form})
             if resp.status_code == 204 or not resp.content:
                 return self.get_{res}({res}_id)
             return self._one(resp.json())

@@ -70,8 +70,9 @@ def record_tiera_session(model: TierAModel, instance: TierAInstance, seed: int) 
     target = created[model.id_field] if isinstance(created, dict) else rows[0][model.id_field]
     if "update" in session:
         props = _request_properties(model, model.operations["update"])
+        not_fields = {model.id_field, model.conventions.get("item_param")}
         field = next((k for k, v in props.items() if v.get("type") == "string" and "enum" not in v
-                      and k != model.id_field), None)
+                      and k not in not_fields), None)
         if field:
             client.update(target, {field: fake_from_schema(props[field], r, field)})
     if "delete" in session and created is not None:
