@@ -123,8 +123,8 @@ def _cmd_build(args: argparse.Namespace) -> int:
         from .tiera._build import build_tiera
 
         paths = build_tiera(args.out, args.seed, progress=progress)
-        print(f"built {len(paths)} tasks in {args.out} ({len(NOT_SERVED)} API descriptions are not served yet: "
-              f"{', '.join(sorted(NOT_SERVED))})")
+        unserved = f" ({len(NOT_SERVED)} descriptions not served yet: {', '.join(sorted(NOT_SERVED))})" if NOT_SERVED else ""
+        print(f"built {len(paths)} tasks in {args.out}{unserved}")
         return 0
     from .tierb import build_tierb
 

@@ -30,7 +30,7 @@ def conventions_on(model: TierAModel) -> list[str]:
         on.append("paging")
     if c["envelope"].get("list") or c["envelope"].get("single") or c["envelope"].get("request"):
         on.append("envelope")
-    if c["version"]["style"] in ("header", "accept"):
+    if c["version"]["style"] in ("header", "accept", "path"):
         on.append("version")
     return on
 

@@ -132,7 +132,8 @@ class ConventionsClient:
             raise ValueError("a POST list needs paging.in_body")
         p, env = self.model.conventions["paging"], self.model.conventions["envelope"]
         items: list[dict[str, Any]] = []
-        fixed = {k: self.params[v] for k, v in self.model.conventions.get("list_query", {}).items()}
+        fixed = {k: (v.format(**self.params) if "{" in v else self.params[v])
+                 for k, v in self.model.conventions.get("list_query", {}).items()}
         params: dict[str, Any] = dict(fixed)
         url: str | None = None
         in_body = p.get("in_body") and self.ignore != "paging"
@@ -225,7 +226,10 @@ class ConventionsClient:
     def create(self, values: dict[str, Any]) -> Any:
         resp = self.request(self.model.operations["create"], body=values)
         self._raise(resp)
-        return self._unwrap_one(resp.json())
+        created = self._unwrap_one(resp.json())
+        if set(created) < set(self.model.record_schema.get("properties", {})):
+            return self.get_record(created[self.model.id_field])  # the create answered only the id
+        return created
 
     def update(self, rid: Any, values: dict[str, Any]) -> httpx.Response:
         resp = self.request(self.model.operations["update"], rid, body=values)

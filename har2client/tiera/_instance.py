@@ -52,6 +52,7 @@ class TierAInstance:
             self.credentials["username"] = self.client_params[login_as]
         count = records if records is not None else int(model.conventions.get("records", 40))
         self.make_id = IdMaker(model.id_schema, model.id_field, rng(seed, "tiera-ids", model.key))
+        self._serial = r.randint(10, 400)
         rows: list[dict[str, Any]] = []
         for _ in range(count):
             row = fake_from_schema(model.record_schema, r)
@@ -68,6 +69,8 @@ class TierAInstance:
             return f"team-{token_hex(r, 3)}"
         if name in ("repo", "repo_slug"):
             return f"service-{token_hex(r, 3)}"
+        if name == "project_key":
+            return "".join(r.choice("ABCDEFGHJKLMNPQRSTUVWXYZ") for _ in range(r.randint(3, 4)))
         if name == "tenant":
             return uuid4_from(r)
         if "email" in name:
@@ -77,11 +80,22 @@ class TierAInstance:
     # -- records ----------------------------------------------------------------------
 
     def _id_for(self, row: dict[str, Any]) -> Any:
-        """A new record's id: assigned, or derived from a field where the API does that (Mailchimp)."""
+        """A new record's id: assigned, derived from a field (Mailchimp), or numbered in a pattern (Jira)."""
         rule = self.model.conventions.get("id_from")
         if rule and rule.get("hash") == "md5_lowercase":
             return hashlib.md5(str(row[rule["field"]]).lower().encode()).hexdigest()
+        pattern = self.model.conventions.get("id_pattern")
+        if pattern:
+            self._serial += 1
+            return pattern.format(n=self._serial, **self.client_params)
         return self.make_id()
+
+    def list_query(self) -> dict[str, str]:
+        """Query arguments every listing must carry, from ``list_query``: a client parameter or a template."""
+        out = {}
+        for param, value in self.model.conventions.get("list_query", {}).items():
+            out[param] = value.format(**self.client_params) if "{" in value else self.client_params[value]
+        return out
 
     def all(self) -> list[dict[str, Any]]:
         with self._lock:

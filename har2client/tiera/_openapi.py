@@ -192,7 +192,7 @@ def load_tiera_spec(path: str, name: str | None = None) -> TierAModel:
         id_schema=id_schema, writable=tuple(writable),
         conventions={k: x[k] for k in ("auth", "paging", "envelope", "version", "body", "update_method",
                                        "session", "records", "required_headers", "list_query", "collection_params", "id_from", "fields_in",
-                                       "item_param", "errors")
+                                       "item_param", "errors", "id_pattern", "validation_status")
                      if k in x},
         document=doc,
     )

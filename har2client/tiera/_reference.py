@@ -145,6 +145,8 @@ class Client:
 
     def path_expr(op_path: str, listing: bool = False) -> str:
         expr = op_path
+        if drop == "version" and version["style"] == "path" and expr.startswith(version["prefix"]):
+            expr = expr[len(version["prefix"]):]  # the client that forgot the version in the path
         if listing:
             for param, client_param in c.get("collection_params", {}).items():
                 expr = expr.replace("{" + param + "}", "{self._" + client_param + "}")
@@ -180,7 +182,8 @@ class Client:
 
     # listing
     lp = path_expr(ops["list"].path, listing=True)
-    fixed = "".join(f'params["{q}"] = self._{cp}\n' for q, cp in c.get("list_query", {}).items())
+    fixed = "".join((f'params["{q}"] = f"' + cp.replace("{", "{self._") + '"\n') if "{" in cp
+                    else f'params["{q}"] = self._{cp}\n' for q, cp in c.get("list_query", {}).items())
     out.append(_m("_list_params", "**extra", "params = {}\n" + fixed + "params.update(extra)\nreturn params"))
     style = paging["style"] if drop != "paging" else "none"
     size_param = paging.get("per_page_param") or paging.get("limit_param")
@@ -278,10 +281,13 @@ class Client:
     form = {"form": "True", "query": '"query"'}.get(c.get("body"), "False")
     wrap = (lambda v: f'{{"{wrapper}": {v}}}') if wrapper and drop != "envelope" else (lambda v: v)
     if "create" in ops:
-        out.append(_m(f"create_{res}", "**fields", f"""
-            resp = self._request("{ops['create'].method}", {path_expr(ops['create'].path)}, body={wrap("fields")}, form={form})
-            return self._one(resp.json())
-        """))
+        ack = _success_props(model, "create")
+        ret = "return self._one(resp.json())"
+        if ack and ack < set(model.record_schema.get("properties", {})):
+            ret = f'return self.get_{res}(self._one(resp.json())["{model.id_field}"])  # it answers only the id'
+        out.append(_m(f"create_{res}", "**fields",
+                      f'resp = self._request("{ops["create"].method}", {path_expr(ops["create"].path)}, '
+                      f'body={wrap("fields")}, form={form})\n{ret}'))
     if "update" in ops:
         changes = f'{{"{item_param}": {res}_id, **changes}}' if item_param else "changes"
         body = f"""
@@ -295,6 +301,17 @@ class Client:
         out.append(_m(f"delete_{res}", f"{res}_id", f'self._request("DELETE", {path_expr(ops["delete"].path)})'))
     source = "".join(out)
     return source.replace("import httpx\n", "from urllib.parse import quote\n\nimport httpx\n", 1)
+
+
+def _success_props(model: TierAModel, role: str) -> set[str]:
+    from ._app import _success_schema
+
+    schema = _success_schema(model.document, model.operations[role]) or {}
+    single = model.conventions["envelope"].get("single")
+    props = schema.get("properties", {})
+    if single and single in props:
+        props = props[single].get("properties", {})
+    return set(props)
 
 
 def method_names(model: TierAModel) -> dict[str, str]:

@@ -19,7 +19,7 @@ from ..har._session import exchange_entry
 from ._app import DEFAULT_PAGE, create_tiera_app
 from ._client import ConventionsClient
 from ._fake import fake_from_schema
-from ._grading import TierAWorld, _request_properties
+from ._grading import TierAWorld, _request_properties, create_values
 from ._instance import TierAInstance
 from ._openapi import TierAModel
 
@@ -63,10 +63,7 @@ def record_tiera_session(model: TierAModel, instance: TierAInstance, seed: int) 
         client.get(world.missing_id(r))
     created: Any = None
     if "create" in session:
-        props = _request_properties(model, model.operations["create"])
-        values = {k: fake_from_schema(v, r, k) for k, v in props.items()
-                  if (v.get("type") in ("string", "integer", "boolean") or "enum" in v) and k != model.id_field}
-        created = client.create(values)
+        created = client.create(create_values(model, r))
     target = created[model.id_field] if isinstance(created, dict) else rows[0][model.id_field]
     if "update" in session:
         props = _request_properties(model, model.operations["update"])
