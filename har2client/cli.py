@@ -29,6 +29,9 @@ examples:
   har2client grade-all runs/tierB --baseline reference --workers 2 --out runs/ref.jsonl
   har2client baseline reference runs/tierB/tierb_00_invoices -o ref.py
   har2client render runs/tierB/tierb_00_invoices/recording.har
+  har2client dataset build --out runs/dataset --secret-seed $SECRET --train 100
+  har2client pull tierb_00_invoices --source runs/dataset
+  har2client grade tierb_00_invoices client.py --source runs/dataset
 """
 
 
@@ -62,7 +65,7 @@ def _parser() -> argparse.ArgumentParser:
                        description="Grade CLIENT on a fresh instance of TASK (new data, credentials and host). "
                                    "Prints each hidden test, then pass_rate=. Exit status: 0 graded, 1 the client "
                                    "could not run at all (missing file, import error), 2 bad arguments or task.")
-    g.add_argument("task", help="task directory")
+    g.add_argument("task", help="task directory, or a task id to pull from --source")
     g.add_argument("client", help="the client.py to grade")
     g.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     g.add_argument("--seed", type=int, default=None, help="grading-instance seed, to reproduce a grade")
@@ -70,6 +73,37 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--task-timeout", type=float, default=None, help="seconds for the whole grade (default: the task's)")
     g.add_argument("--isolation", choices=("auto", "full", "partial"), default="auto",
                    help="auto: full when bubblewrap can create namespaces here (default)")
+    g.add_argument("--source", default=None,
+                   help="where a task id is pulled from: ORG/NAME or a dataset folder (default: $HAR2CLIENT_SOURCE)")
+
+    ds = sub.add_parser("dataset", help="build the Hugging Face dataset folders",
+                        description="Build the tasks as a dataset: OUT/public (Parquet per config and split, a "
+                                    "card that load_dataset reads offline) and OUT/hidden (the gated grading part).")
+    dsub = ds.add_subparsers(dest="dataset_command", required=True, metavar="ACTION")
+    db = dsub.add_parser("build", help="build OUT/public and OUT/hidden")
+    db.add_argument("--out", required=True, help="output directory")
+    db.add_argument("--tasks", nargs="+", default=None, metavar="DIR",
+                    help="directories of built task directories to use as the test split (default: build "
+                         "Tier B and Tier A from the secret seed)")
+    db.add_argument("--secret-seed", type=int, default=None,
+                    help="seed of the test split; keep it private (default: $HAR2CLIENT_SECRET_SEED)")
+    db.add_argument("--train", type=int, default=0, help="train tasks per config, from public seeds (default: 0)")
+
+    pb = sub.add_parser("publish", help="upload the dataset folders to the Hugging Face Hub",
+                        description="Upload OUT/public to --repo and OUT/hidden to --hidden-repo, which is made "
+                                    "gated (manual approval). Reads the token from HF_TOKEN or the login cache.")
+    pb.add_argument("--repo", required=True, help="ORG/NAME of the public dataset")
+    pb.add_argument("--hidden-repo", required=True, help="ORG/NAME of the gated hidden part")
+    pb.add_argument("--folder", default="runs/dataset", help="the dataset build output (default: %(default)s)")
+    pb.add_argument("--dry-run", action="store_true", help="print what would be uploaded where, and upload nothing")
+
+    pl = sub.add_parser("pull", help="fetch one task's files by its id",
+                        description="Fetch the visible and hidden files of TASK_ID from a Hub dataset (ORG/NAME, "
+                                    "hidden part ORG/NAME-hidden) or a local dataset folder into the Hugging Face "
+                                    "cache, and print the task directory.")
+    pl.add_argument("task_id")
+    pl.add_argument("--source", default=None, help="ORG/NAME or a dataset folder (default: $HAR2CLIENT_SOURCE)")
+    pl.add_argument("--hidden-source", default=None, help="ORG/NAME of the hidden part (default: SOURCE-hidden)")
 
     ga = sub.add_parser("grade-all", help="grade many clients, in parallel, into a JSONL file",
                         description="Grade every task in TASKS_DIR once per model. Each finished grade is one JSON "
@@ -135,9 +169,10 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 def _cmd_grade(args: argparse.Namespace) -> int:
     from .grading import Limits, grade
+    from .hub import resolve_task
     from .tasks import load_task
 
-    task = load_task(args.task)
+    task = load_task(resolve_task(args.task, args.source))
     g = task.grading
     limits = Limits(call_seconds=args.call_timeout or float(g.get("call_seconds", 10)),
                     task_seconds=args.task_timeout or float(g.get("task_seconds", 120)))
@@ -187,6 +222,30 @@ def _cmd_grade_all(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_dataset(args: argparse.Namespace) -> int:
+    from .hub import build_dataset
+
+    counts = build_dataset(args.out, secret=args.secret_seed, train=args.train, task_dirs=args.tasks,
+                           progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+    print(f"public: {args.out}/public  hidden: {args.out}/hidden  ("
+          + ", ".join(f"{c} {s} {n}" for (c, s), n in sorted(counts.items())) + ")")
+    return 0
+
+
+def _cmd_publish(args: argparse.Namespace) -> int:
+    from .hub import publish
+
+    print("\n".join(publish(args.folder, args.repo, args.hidden_repo, dry_run=args.dry_run)))
+    return 0
+
+
+def _cmd_pull(args: argparse.Namespace) -> int:
+    from .hub import pull
+
+    print(pull(args.task_id, args.source, args.hidden_source))
+    return 0
+
+
 def _test_line(t: "TestResult") -> str:
     return f"PASS  {t.name}" if t.passed else f"FAIL  {t.name}: {t.error}"
 
@@ -218,5 +277,5 @@ def _cmd_quickstart(args: argparse.Namespace) -> int:
     return quickstart(args.dir)
 
 
-COMMANDS = {"build": _cmd_build, "grade": _cmd_grade, "grade-all": _cmd_grade_all, "baseline": _cmd_baseline, "render": _cmd_render,
+COMMANDS = {"dataset": _cmd_dataset, "publish": _cmd_publish, "pull": _cmd_pull, "build": _cmd_build, "grade": _cmd_grade, "grade-all": _cmd_grade_all, "baseline": _cmd_baseline, "render": _cmd_render,
             "quickstart": _cmd_quickstart}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 from typing import Callable
@@ -65,9 +66,10 @@ def build_tiera_task(model: TierAModel, out_dir: str, seed: int) -> str:
     return tdir
 
 
-def build_tiera(out_dir: str, seed: int = 1, progress: Callable[[int, int, str], None] | None = None) -> list[str]:
-    """Build the Tier A tasks of every served API description into ``out_dir``."""
-    models = [m for m in load_tiera_specs() if served(m)]
+def build_tiera(out_dir: str, seed: int = 1, progress: Callable[[int, int, str], None] | None = None,
+                id_prefix: str = "", limit: int | None = None) -> list[str]:
+    """Build the Tier A tasks of every served API description (the first ``limit``) into ``out_dir``."""
+    models = [dataclasses.replace(m, id_prefix=id_prefix) for m in load_tiera_specs() if served(m)][:limit]
     os.makedirs(out_dir, exist_ok=True)
     paths = []
     for i, model in enumerate(models):

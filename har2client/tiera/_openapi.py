@@ -54,9 +54,11 @@ class TierAModel:
     conventions: dict[str, Any] = field(default_factory=dict)
     document: dict[str, Any] = field(default_factory=dict, repr=False)
 
+    id_prefix: str = ""   # "s1000_" for the train split's tasks
+
     @property
     def task_id(self) -> str:
-        return f"tiera_{self.number}_{self.key}"
+        return f"tiera_{self.id_prefix}{self.number}_{self.key}"
 
     @property
     def host(self) -> str:

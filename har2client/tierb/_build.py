@@ -65,10 +65,10 @@ def build_task(config: TaskConfig, out_dir: str) -> str:
 
 
 def build_tierb(out_dir: str, seed: int, limit: int | None = None, configs_path: str | None = None,
-                progress: Callable[[int, int, str], None] | None = None) -> list[str]:
+                progress: Callable[[int, int, str], None] | None = None, id_prefix: str = "") -> list[str]:
     """Build the Tier B tasks of ``seed`` (the first ``limit`` of them) into ``out_dir``."""
     size = TIERB_SIZE if limit is None else max(0, min(limit, TIERB_SIZE))
-    configs = tierb_configs(seed, size)
+    configs = tierb_configs(seed, size, id_prefix)
     os.makedirs(out_dir, exist_ok=True)
     if configs_path:
         parent = os.path.dirname(os.path.abspath(configs_path))

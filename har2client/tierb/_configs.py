@@ -30,10 +30,11 @@ class TaskConfig:
     seed: int
     switches: Switches
     details: Details
+    id_prefix: str = ""   # "s1000_" for the train split's tasks, so their ids never meet the test split's
 
     @property
     def task_id(self) -> str:
-        return f"tierb_{self.index:02d}_{self.domain}"
+        return f"tierb_{self.id_prefix}{self.index:02d}_{self.domain}"
 
     @property
     def level(self) -> int:
@@ -47,12 +48,13 @@ class TaskConfig:
     def to_dict(self) -> dict[str, Any]:
         return {"task_id": self.task_id, "index": self.index, "domain": self.domain, "seed": self.seed,
                 "level": self.level, "switches": dataclasses.asdict(self.switches),
-                "details": dataclasses.asdict(self.details)}
+                "details": dataclasses.asdict(self.details), **({"id_prefix": self.id_prefix} if self.id_prefix else {})}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "TaskConfig":
         return cls(index=data["index"], domain=data["domain"], seed=data["seed"],
-                   switches=Switches(**data["switches"]), details=Details(**data["details"]))
+                   switches=Switches(**data["switches"]), details=Details(**data["details"]),
+                   id_prefix=data.get("id_prefix", ""))
 
 
 def _cycle(seed: int, name: str, variants: tuple[str, ...]) -> Iterator[str]:
@@ -108,7 +110,7 @@ def _details(seed: int, brand: str) -> Details:
     )
 
 
-def tierb_configs(seed: int, size: int = TIERB_SIZE) -> list[TaskConfig]:
+def tierb_configs(seed: int, size: int = TIERB_SIZE, id_prefix: str = "") -> list[TaskConfig]:
     """The configurations of the Tier B tasks for ``seed`` (the first ``size`` of the 50)."""
     sets = _on_sets(seed)
     cycles = {name: _cycle(seed, name, variants) for name, variants in SWITCH_VARIANTS.items()}
@@ -132,7 +134,8 @@ def tierb_configs(seed: int, size: int = TIERB_SIZE) -> list[TaskConfig]:
             chosen["paging"] = next(flat_paging if chosen["envelope"] == "off" else cycles["paging"])
         domain = DOMAINS[index % len(DOMAINS)]
         task_seed = derive_seed(seed, "tierb-task", index)
-        configs.append(TaskConfig(index, domain.key, task_seed, Switches(**chosen), _details(task_seed, domain.brand)))
+        configs.append(TaskConfig(index, domain.key, task_seed, Switches(**chosen), _details(task_seed, domain.brand),
+                                  id_prefix))
     return configs[:size]
 
 

@@ -1,0 +1,132 @@
+"""The dataset folders: load_dataset offline, nothing hidden in public, a faithful round trip, pull and publish."""
+
+import glob
+import json
+import os
+import subprocess
+import sys
+
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import ROOT, run_cli
+from har2client.agents import baseline_source
+from har2client.grading import grade
+from har2client.hub import build_dataset, restore_task
+from har2client.tiera._build import build_tiera
+from test_tierb_build import tree_digest
+
+SECRET = "4242"
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    """The dataset as the contract builds it: the CLI, a secret seed, a small train split."""
+    out = tmp_path_factory.mktemp("dataset")
+    r = run_cli("dataset", "build", "--out", str(out), "--secret-seed", SECRET, "--train", "3")
+    assert r.returncode == 0, r.stderr
+    assert "tierA test 27" in r.stdout and "tierB test 50" in r.stdout and "tierB train 3" in r.stdout
+    return out
+
+
+def test_load_dataset_reads_every_config_and_split_offline_without_our_code(dataset):
+    code = (
+        "import sys, json\n"
+        "from datasets import load_dataset\n"
+        "out = {}\n"
+        "for c in ('tierB', 'tierA'):\n"
+        "    for s in ('test', 'train'):\n"
+        "        d = load_dataset(sys.argv[1], c, split=s)\n"
+        "        out[c + '/' + s] = [len(d), d[0]['task_id'], sorted(d.column_names)]\n"
+        "assert not any(m.startswith('har2client') for m in sys.modules)\n"
+        "print(json.dumps(out))\n"
+    )
+    env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "HF_HOME": str(dataset / "hf")}
+    r = subprocess.run([sys.executable, "-c", code, str(dataset / "public")], capture_output=True, text=True,
+                       env=env, cwd=str(dataset))
+    assert r.returncode == 0, r.stderr[-2000:]
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    assert got["tierB/test"][:2] == [50, "tierb_00_invoices"] and got["tierA/test"][:2] == [27, "tiera_01_stripe"]
+    assert got["tierB/train"][0] == 3 and got["tierB/train"][1].startswith("tierb_s1000_")
+    assert {"task_id", "goal", "recording", "recording_compact", "observation_format", "source", "licence"} <= set(
+        got["tierB/test"][2])
+
+
+def test_the_public_folder_holds_nothing_hidden(dataset):
+    hidden_root = dataset / "hidden" / "tasks"
+    secrets = {'"switches"', "Reference client for", "hidden_tests", "reference_client"}
+    for task in hidden_root.iterdir():
+        secrets |= {t["name"] for t in json.load(open(task / "tests.json"))}
+        secrets.add(str(json.load(open(task / "grading.json"))["task_seed"]))
+    texts = [open(dataset / "public" / "README.md").read()]
+    for path in glob.glob(str(dataset / "public" / "data" / "*" / "*.parquet")):
+        for row in pq.read_table(path).to_pylist():
+            texts.append(json.dumps(row))
+    leaks = {s for s in secrets if any(s in t for t in texts)}
+    assert not leaks
+    card = open(dataset / "hidden" / "README.md").read()
+    assert "extra_gated_prompt" in card and "extra_gated_fields" in card
+
+
+def test_the_test_split_depends_on_the_secret_seed(dataset, tmp_path):
+    public_build = tmp_path / "public-seed"
+    build_tiera(str(public_build), 1, limit=2)
+    restored = restore_task(str(dataset / "public"), str(dataset / "hidden"), "tiera_01_stripe", str(tmp_path / "r"))
+    assert open(os.path.join(restored, "recording.har")).read() != open(
+        public_build / "tiera_01_stripe" / "recording.har").read()
+    env = {k: v for k, v in os.environ.items() if k != "HAR2CLIENT_SECRET_SEED"}
+    r = subprocess.run([sys.executable, "-m", "har2client", "dataset", "build", "--out", str(tmp_path / "x")],
+                       capture_output=True, text=True, env=env, cwd=ROOT)
+    assert r.returncode == 2 and "HAR2CLIENT_SECRET_SEED" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_every_task_round_trips_and_grades_exactly_as_the_original(tierb_dir, tmp_path):
+    tiera_dir = tmp_path / "tierA"
+    build_tiera(str(tiera_dir), 1)
+    out = tmp_path / "ds"
+    build_dataset(str(out), task_dirs=[str(tierb_dir), str(tiera_dir)])
+    originals = sorted(glob.glob(str(tierb_dir / "tierb_*")) + glob.glob(str(tiera_dir / "tiera_*")))
+    assert len(originals) == 77
+    for original in originals:
+        task_id = os.path.basename(original)
+        restored = restore_task(str(out / "public"), str(out / "hidden"), task_id, str(tmp_path / "restored"))
+        assert tree_digest(restored) == tree_digest(original), task_id
+        for kind in ("reference", "replay"):
+            client = tmp_path / f"{kind}.py"
+            client.write_text(baseline_source(kind, original))
+            a = grade(original, str(client), seed=17)
+            b = grade(restored, str(client), seed=17)
+            assert [t.passed for t in a.tests] == [t.passed for t in b.tests], (task_id, kind)
+            assert kind == "replay" or a.pass_rate == 1.0
+
+
+def test_pull_and_grade_by_task_id_from_a_local_folder(dataset, tmp_path):
+    env_home = {"HF_HOME": str(tmp_path / "hf")}
+    r = subprocess.run([sys.executable, "-m", "har2client", "pull", "tierb_00_invoices", "--source", str(dataset)],
+                       capture_output=True, text=True, cwd=ROOT, env={**os.environ, **env_home})
+    assert r.returncode == 0, r.stderr
+    task_dir = r.stdout.strip()
+    assert task_dir.startswith(str(tmp_path / "hf")) and os.path.isfile(os.path.join(task_dir, "hidden", "tests.json"))
+    ref = os.path.join(task_dir, "hidden", "reference_client.py")
+    g = subprocess.run([sys.executable, "-m", "har2client", "grade", "tierb_00_invoices", ref, "--json"],
+                       capture_output=True, text=True, cwd=ROOT,
+                       env={**os.environ, **env_home, "HAR2CLIENT_SOURCE": str(dataset)})
+    assert g.returncode == 0 and json.loads(g.stdout)["pass_rate"] == 1.0
+    bad = subprocess.run([sys.executable, "-m", "har2client", "pull", "tierb_77_nothing", "--source", str(dataset)],
+                         capture_output=True, text=True, cwd=ROOT, env={**os.environ, **env_home})
+    assert bad.returncode == 2 and "no such task" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_publish_dry_run_says_what_goes_where_and_errors_are_one_line(dataset, tmp_path):
+    r = run_cli("publish", "--repo", "acme/h2c", "--hidden-repo", "acme/h2c-hidden", "--folder", str(dataset),
+                "--dry-run")
+    assert r.returncode == 0
+    assert "would upload" in r.stdout and "https://huggingface.co/datasets/acme/h2c [public]" in r.stdout
+    assert "acme/h2c-hidden [gated (manual approval)]" in r.stdout and "tasks/tierb_00_invoices/tests.json" in r.stdout
+    env = {k: v for k, v in os.environ.items() if k != "HF_TOKEN"}
+    env["HF_HOME"] = str(tmp_path / "no-login")
+    r = subprocess.run([sys.executable, "-m", "har2client", "publish", "--repo", "acme/h2c", "--hidden-repo",
+                        "acme/h2c-hidden", "--folder", str(dataset)], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert r.returncode == 2 and "no Hugging Face token" in r.stderr and "Traceback" not in r.stderr
+    same = run_cli("publish", "--repo", "acme/h2c", "--hidden-repo", "acme/h2c", "--folder", str(dataset), "--dry-run")
+    assert same.returncode == 2 and "must differ" in same.stderr
