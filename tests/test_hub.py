@@ -130,3 +130,14 @@ def test_publish_dry_run_says_what_goes_where_and_errors_are_one_line(dataset, t
     assert r.returncode == 2 and "no Hugging Face token" in r.stderr and "Traceback" not in r.stderr
     same = run_cli("publish", "--repo", "acme/h2c", "--hidden-repo", "acme/h2c", "--folder", str(dataset), "--dry-run")
     assert same.returncode == 2 and "must differ" in same.stderr
+
+
+def test_a_corrupt_dataset_file_is_one_line(dataset, tmp_path):
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(dataset / "public", copy / "public")
+    shutil.copytree(dataset / "hidden", copy / "hidden")
+    (copy / "public" / "data" / "tierA" / "test-00000-of-00001.parquet").write_bytes(b"")
+    r = run_cli("pull", "tierb_00_invoices", "--source", str(copy))
+    assert r.returncode == 2 and "not a readable Parquet file" in r.stderr and "Traceback" not in r.stderr

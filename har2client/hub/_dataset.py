@@ -235,7 +235,11 @@ def find_row(public_dir: str, task_id: str) -> dict[str, Any]:
     for config in sorted(os.listdir(data)):
         for name in sorted(os.listdir(os.path.join(data, config))):
             if name.endswith(".parquet"):
-                table = pq.read_table(os.path.join(data, config, name))
+                path = os.path.join(data, config, name)
+                try:
+                    table = pq.read_table(path)
+                except (pa.ArrowInvalid, OSError) as exc:
+                    raise Har2ClientError(f"{path}: not a readable Parquet file ({str(exc).splitlines()[0][:160]})") from None
                 ids = table.column("task_id").to_pylist()
                 if task_id in ids:
                     return table.slice(ids.index(task_id), 1).to_pylist()[0]

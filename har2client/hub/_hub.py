@@ -63,6 +63,8 @@ def publish(folder: str, repo: str, hidden_repo: str, *, dry_run: bool = False, 
         why = {401: "the token was refused", 403: "the token cannot write to this organisation"}.get(
             status, str(exc).splitlines()[0])
         raise Har2ClientError(f"publishing to the Hub failed: {why}") from None
+    except ValueError as exc:  # huggingface_hub's word for a card the Hub rejects, or an answer it cannot read
+        raise Har2ClientError(f"publishing to the Hub failed: {' '.join(str(exc).split())[:300]}") from None
     return report
 
 
