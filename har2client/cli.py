@@ -77,10 +77,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="where a task id is pulled from: ORG/NAME or a dataset folder (default: $HAR2CLIENT_SOURCE)")
 
     ds = sub.add_parser("dataset", help="build the Hugging Face dataset folders",
-                        description="Build the tasks as a dataset: OUT/public (Parquet per config and split, a "
-                                    "card that load_dataset reads offline) and OUT/hidden (the gated grading part).")
+                        description="Build the tasks as a dataset: OUT (Parquet per config and split, a card that "
+                                    "load_dataset reads offline) and OUT-hidden beside it (the gated grading part).")
     dsub = ds.add_subparsers(dest="dataset_command", required=True, metavar="ACTION")
-    db = dsub.add_parser("build", help="build OUT/public and OUT/hidden")
+    db = dsub.add_parser("build", help="build OUT and OUT-hidden")
     db.add_argument("--out", required=True, help="output directory")
     db.add_argument("--tasks", nargs="+", default=None, metavar="DIR",
                     help="directories of built task directories to use as the test split (default: build "
@@ -90,7 +90,7 @@ def _parser() -> argparse.ArgumentParser:
     db.add_argument("--train", type=int, default=0, help="train tasks per config, from public seeds (default: 0)")
 
     pb = sub.add_parser("publish", help="upload the dataset folders to the Hugging Face Hub",
-                        description="Upload OUT/public to --repo and OUT/hidden to --hidden-repo, which is made "
+                        description="Upload FOLDER to --repo and FOLDER-hidden to --hidden-repo, which is made "
                                     "gated (manual approval). Reads the token from HF_TOKEN or the login cache.")
     pb.add_argument("--repo", required=True, help="ORG/NAME of the public dataset")
     pb.add_argument("--hidden-repo", required=True, help="ORG/NAME of the gated hidden part")
@@ -103,7 +103,7 @@ def _parser() -> argparse.ArgumentParser:
                                     "cache, and print the task directory.")
     pl.add_argument("task_id")
     pl.add_argument("--source", default=None, help="ORG/NAME or a dataset folder (default: $HAR2CLIENT_SOURCE)")
-    pl.add_argument("--hidden-source", default=None, help="ORG/NAME of the hidden part (default: SOURCE-hidden)")
+    pl.add_argument("--hidden-source", default=None, help="the hidden part, ORG/NAME or a folder (default: SOURCE-hidden)")
 
     ga = sub.add_parser("grade-all", help="grade many clients, in parallel, into a JSONL file",
                         description="Grade every task in TASKS_DIR once per model. Each finished grade is one JSON "
@@ -227,7 +227,7 @@ def _cmd_dataset(args: argparse.Namespace) -> int:
 
     counts = build_dataset(args.out, secret=args.secret_seed, train=args.train, task_dirs=args.tasks,
                            progress=lambda msg: print(msg, file=sys.stderr, flush=True))
-    print(f"public: {args.out}/public  hidden: {args.out}/hidden  ("
+    print(f"public: {args.out}  hidden: {os.path.normpath(args.out)}-hidden  ("
           + ", ".join(f"{c} {s} {n}" for (c, s), n in sorted(counts.items())) + ")")
     return 0
 

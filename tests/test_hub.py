@@ -19,10 +19,14 @@ from test_tierb_build import tree_digest
 SECRET = "4242"
 
 
+def HIDDEN(folder):  # noqa: N802  (the companion folder, named like the Hub's ORG/NAME-hidden)
+    return folder.parent / (folder.name + "-hidden")
+
+
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory):
     """The dataset as the contract builds it: the CLI, a secret seed, a small train split."""
-    out = tmp_path_factory.mktemp("dataset")
+    out = tmp_path_factory.mktemp("datasets") / "h2c"
     r = run_cli("dataset", "build", "--out", str(out), "--secret-seed", SECRET, "--train", "3")
     assert r.returncode == 0, r.stderr
     assert "tierA test 27" in r.stdout and "tierB test 50" in r.stdout and "tierB train 3" in r.stdout
@@ -42,7 +46,7 @@ def test_load_dataset_reads_every_config_and_split_offline_without_our_code(data
         "print(json.dumps(out))\n"
     )
     env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "HF_HOME": str(dataset / "hf")}
-    r = subprocess.run([sys.executable, "-c", code, str(dataset / "public")], capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-c", code, str(dataset)], capture_output=True, text=True,
                        env=env, cwd=str(dataset))
     assert r.returncode == 0, r.stderr[-2000:]
     got = json.loads(r.stdout.strip().splitlines()[-1])
@@ -53,25 +57,25 @@ def test_load_dataset_reads_every_config_and_split_offline_without_our_code(data
 
 
 def test_the_public_folder_holds_nothing_hidden(dataset):
-    hidden_root = dataset / "hidden" / "tasks"
+    hidden_root = HIDDEN(dataset) / "tasks"
     secrets = {'"switches"', "Reference client for", "hidden_tests", "reference_client"}
     for task in hidden_root.iterdir():
         secrets |= {t["name"] for t in json.load(open(task / "tests.json"))}
         secrets.add(str(json.load(open(task / "grading.json"))["task_seed"]))
-    texts = [open(dataset / "public" / "README.md").read()]
-    for path in glob.glob(str(dataset / "public" / "data" / "*" / "*.parquet")):
+    texts = [open(dataset / "README.md").read()]
+    for path in glob.glob(str(dataset / "data" / "*" / "*.parquet")):
         for row in pq.read_table(path).to_pylist():
             texts.append(json.dumps(row))
     leaks = {s for s in secrets if any(s in t for t in texts)}
     assert not leaks
-    card = open(dataset / "hidden" / "README.md").read()
+    card = open(HIDDEN(dataset) / "README.md").read()
     assert "extra_gated_prompt" in card and "extra_gated_fields" in card
 
 
 def test_the_test_split_depends_on_the_secret_seed(dataset, tmp_path):
     public_build = tmp_path / "public-seed"
     build_tiera(str(public_build), 1, limit=2)
-    restored = restore_task(str(dataset / "public"), str(dataset / "hidden"), "tiera_01_stripe", str(tmp_path / "r"))
+    restored = restore_task(str(dataset), str(HIDDEN(dataset)), "tiera_01_stripe", str(tmp_path / "r"))
     assert open(os.path.join(restored, "recording.har")).read() != open(
         public_build / "tiera_01_stripe" / "recording.har").read()
     env = {k: v for k, v in os.environ.items() if k != "HAR2CLIENT_SECRET_SEED"}
@@ -89,7 +93,7 @@ def test_every_task_round_trips_and_grades_exactly_as_the_original(tierb_dir, tm
     assert len(originals) == 77
     for original in originals:
         task_id = os.path.basename(original)
-        restored = restore_task(str(out / "public"), str(out / "hidden"), task_id, str(tmp_path / "restored"))
+        restored = restore_task(str(out), str(HIDDEN(out)), task_id, str(tmp_path / "restored"))
         assert tree_digest(restored) == tree_digest(original), task_id
         for kind in ("reference", "replay"):
             client = tmp_path / f"{kind}.py"
@@ -136,8 +140,17 @@ def test_a_corrupt_dataset_file_is_one_line(dataset, tmp_path):
     import shutil
 
     copy = tmp_path / "copy"
-    shutil.copytree(dataset / "public", copy / "public")
-    shutil.copytree(dataset / "hidden", copy / "hidden")
-    (copy / "public" / "data" / "tierA" / "test-00000-of-00001.parquet").write_bytes(b"")
+    shutil.copytree(dataset, copy)
+    shutil.copytree(HIDDEN(dataset), HIDDEN(copy))
+    (copy / "data" / "tierA" / "test-00000-of-00001.parquet").write_bytes(b"")
     r = run_cli("pull", "tierb_00_invoices", "--source", str(copy))
     assert r.returncode == 2 and "not a readable Parquet file" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_rebuild_never_deletes_a_folder_that_is_not_a_dataset(tmp_path):
+    precious = tmp_path / "work"
+    precious.mkdir()
+    (precious / "notes.txt").write_text("keep me")
+    r = run_cli("dataset", "build", "--out", str(precious), "--secret-seed", SECRET)
+    assert r.returncode == 2 and "not a HAR2Client dataset folder" in r.stderr
+    assert (precious / "notes.txt").read_text() == "keep me"

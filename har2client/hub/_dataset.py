@@ -1,12 +1,14 @@
 """The tasks as a Hugging Face dataset: a public folder anyone may load, a hidden folder behind a gate.
 
-    OUT/public/README.md                      the card: YAML front matter (configs, splits, features,
+    OUT/README.md                             the card: YAML front matter (configs, splits, features,
                                                licence) and the text of dataset_card.md
-    OUT/public/data/<config>/<split>-00000-of-00001.parquet
-    OUT/hidden/README.md                      the gated card (extra_gated_prompt, extra_gated_fields)
-    OUT/hidden/tasks/<task_id>/...            what grading needs: hidden/ of the task, and its task.json
+    OUT/data/<config>/<split>-00000-of-00001.parquet
+    OUT-hidden/README.md                      the gated card (extra_gated_prompt, extra_gated_fields)
+    OUT-hidden/tasks/<task_id>/...            what grading needs: hidden/ of the task, and its task.json
 
-``datasets.load_dataset(OUT/public, "tierB", split="test")`` reads it offline with no code of ours:
+The two folders sit side by side as the two Hub repositories do (ORG/NAME and ORG/NAME-hidden), so
+the public one never contains the hidden one.
+``datasets.load_dataset(OUT, "tierB", split="test")`` reads it offline with no code of ours:
 the front matter says where each config's splits are. The test split is built from a seed that is
 never published, so its hidden part cannot be regenerated from the public code.
 """
@@ -160,6 +162,22 @@ from both and `har2client grade TASK_ID client.py` grades a client on it.
 """
 
 
+def dataset_folders(public: str, hidden: str | None = None) -> tuple[str, str]:
+    """The public folder and its hidden companion (``PUBLIC-hidden`` unless given)."""
+    public = os.path.normpath(public)
+    return public, os.path.normpath(hidden) if hidden else public + "-hidden"
+
+
+def _clear(folder: str) -> None:
+    """Empty ``folder`` for a rebuild, but only if it is empty or an earlier dataset build."""
+    if not os.path.exists(folder):
+        return
+    names = set(os.listdir(folder))
+    if names and not names <= {"README.md", "data", "tasks", ".gitattributes"}:
+        raise Har2ClientError(f"{folder}: exists and is not a HAR2Client dataset folder; choose another --out")
+    shutil.rmtree(folder)
+
+
 def build_dataset(out_dir: str, *, secret: int | None = None, train: int = 0, task_dirs: list[str] | None = None,
                   progress: Callable[[str], None] | None = None) -> dict[tuple[str, str], int]:
     """Write ``out_dir/public`` and ``out_dir/hidden``; return the number of tasks per (config, split).
@@ -171,10 +189,9 @@ def build_dataset(out_dir: str, *, secret: int | None = None, train: int = 0, ta
     from ..tierb import TIERB_SIZE, build_tierb
 
     say = progress or (lambda _msg: None)
-    public, hidden = os.path.join(out_dir, "public"), os.path.join(out_dir, "hidden")
+    public, hidden = dataset_folders(out_dir)
     for d in (public, hidden):
-        if os.path.isdir(d):
-            shutil.rmtree(d)  # a rebuild leaves nothing stale behind
+        _clear(d)  # a rebuild leaves nothing stale behind
     rows: dict[tuple[str, str], list[dict[str, Any]]] = {(c, s): [] for c in CONFIGS for s in SPLITS}
     with tempfile.TemporaryDirectory(prefix="h2c-dataset-") as work:
         sources: list[tuple[str, str]] = []  # (split, task dir)

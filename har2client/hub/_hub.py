@@ -1,7 +1,7 @@
 """Publishing the dataset folders to the Hugging Face Hub, and pulling one task back by its id.
 
-A *source* is either a local dataset folder (``har2client dataset build`` output: ``public/`` and
-``hidden/``) or a Hub dataset ``ORG/NAME`` whose hidden part is ``ORG/NAME-hidden``. Pulled tasks are
+A *source* is either a local dataset folder (``har2client dataset build`` output, its hidden part
+beside it as ``FOLDER-hidden``) or a Hub dataset ``ORG/NAME`` whose hidden part is ``ORG/NAME-hidden``. Pulled tasks are
 kept in the Hugging Face cache (``$HF_HOME/har2client/tasks``).
 """
 
@@ -12,7 +12,7 @@ import os
 from typing import Any
 
 from .._errors import Har2ClientError
-from ._dataset import restore_task
+from ._dataset import dataset_folders, restore_task
 
 SOURCE_ENV = "HAR2CLIENT_SOURCE"
 
@@ -28,7 +28,7 @@ def _files(folder: str) -> list[tuple[str, int]]:
 
 def publish(folder: str, repo: str, hidden_repo: str, *, dry_run: bool = False, token: str | None = None) -> list[str]:
     """Upload ``folder/public`` to ``repo`` and ``folder/hidden`` to the gated ``hidden_repo``; return a report."""
-    public, hidden = os.path.join(folder, "public"), os.path.join(folder, "hidden")
+    public, hidden = dataset_folders(folder)
     for d in (public, hidden):
         if not os.path.isdir(d):
             raise Har2ClientError(f"{d}: missing; build the dataset first (har2client dataset build --out {folder})")
@@ -81,9 +81,9 @@ def pull(task_id: str, source: str | None = None, hidden_source: str | None = No
         raise Har2ClientError(f"where from? pass --source ORG/NAME or a dataset folder, or set {SOURCE_ENV}")
     dest_root = os.path.join(_cache_root(), hashlib.sha256(source.encode()).hexdigest()[:12])
     if os.path.isdir(source):
-        public, hidden = os.path.join(source, "public"), os.path.join(source, "hidden")
-        if not os.path.isdir(public) or not os.path.isdir(hidden):
-            raise Har2ClientError(f"{source}: not a dataset folder (it needs public/ and hidden/)")
+        public, hidden = dataset_folders(source, hidden_source)
+        if not os.path.isdir(hidden):
+            raise Har2ClientError(f"{hidden}: missing; the hidden part of {source} should be beside it")
         return restore_task(public, hidden, task_id, dest_root)
     if source.count("/") != 1:
         raise Har2ClientError(f"{source}: neither a dataset folder nor a Hub dataset id (ORG/NAME)")
