@@ -4,7 +4,9 @@ import httpx
 import pytest
 
 from har2client.tiera import load_tiera_specs
-from har2client.tiera._app import NOT_SERVED, PAGE_CAP, get_path, serve_tiera, served
+from har2client.tiera._app import NOT_SERVED, serve_tiera, served
+from har2client.tiera._paging import PAGE_CAP
+from har2client.tiera._shapes import get_path
 from har2client.tiera._client import ConventionsClient
 from har2client.tiera._grading import TierAWorld, tiera_hidden_tests
 from har2client.tiera._instance import TierAInstance

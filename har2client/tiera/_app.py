@@ -13,39 +13,29 @@ schema with a message saying what went wrong.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import re
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlsplit
 
 from flask import Flask, Response, request
 
 from .._errors import SpecError
-from ..api._app import INSTANCE_KEY, InstanceApp
+from ..api._app import InstanceApp
 from ._instance import TierAInstance
 from ._openapi import Operation, TierAModel
+from ._paging import _paginate
+from ._shapes import (ApiRefusal, _success_schema, current, error_body, put_path,
+                      shape_like)
 
-PAGE_CAP = 20
-DEFAULT_PAGE = 10
 
 # Descriptions whose conventions this server does not model yet, by API key -> the reason. A task built
 # from one would be unfaithful, so it is refused instead. Every description in tierA_specs/ is served today.
 NOT_SERVED: dict[str, str] = {}
 
 
-class ApiRefusal(Exception):
-    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.status, self.message, self.headers = status, message, headers or {}
-
-
 def served(model: TierAModel) -> bool:
     return model.key not in NOT_SERVED
-
-
-def current() -> TierAInstance:
-    return request.environ[INSTANCE_KEY]
 
 
 def create_tiera_app(model: TierAModel, instance: TierAInstance) -> InstanceApp:
@@ -56,119 +46,6 @@ def create_tiera_app(model: TierAModel, instance: TierAInstance) -> InstanceApp:
     if app is None:
         app = _APPS[model.path] = _model_app(model)
     return InstanceApp(app, instance)  # type: ignore[arg-type]
-
-
-# -- helpers over dotted paths and schemas ------------------------------------------------
-
-def get_path(obj: Any, dotted: str | None) -> Any:
-    if not dotted:
-        return obj
-    for part in dotted.split("."):
-        if not isinstance(obj, dict) or part not in obj:
-            return None
-        obj = obj[part]
-    return obj
-
-
-def put_path(obj: dict[str, Any], dotted: str, value: Any) -> None:
-    parts = dotted.split(".")
-    for part in parts[:-1]:
-        nxt = obj.get(part)
-        if not isinstance(nxt, dict):
-            nxt = obj[part] = {}
-        obj = nxt
-    obj[parts[-1]] = value
-
-
-def _success_schema(doc: dict[str, Any], op: Operation) -> dict[str, Any] | None:
-    from ._openapi import resolve
-
-    spec_op = doc["paths"][op.path][op.method.lower()]
-    resp = spec_op["responses"].get(str(op.success_status)) or spec_op["responses"].get(op.success_status) or {}
-    content = resp.get("content", {})
-    for media in ("application/json",):
-        if media in content:
-            return resolve(doc, content[media].get("schema", {}))
-    return None
-
-
-def _error_schema(model: TierAModel) -> dict[str, Any]:
-    from ._openapi import resolve
-
-    get = model.document["paths"][model.operations["get"].path]["get"]
-    for code in ("404", "400", "401"):
-        resp = get["responses"].get(code)
-        if resp and "content" in resp:
-            media = next(iter(resp["content"].values()))
-            return resolve(model.document, media.get("schema", {}))
-    return {"type": "object", "properties": {"message": {"type": "string"}}}
-
-
-MESSAGE_KEYS = ("message", "detail", "description", "status_message", "errorSummary", "error", "title", "reason",
-                "errors", "errorMessages")
-STATUS_WORDS = {400: ("INVALID", "BAD", "invalid"), 401: ("AUTH", "auth", "UNAUTHORIZED"), 403: ("FORBIDDEN", "PERMISSION"),
-                404: ("NOT_FOUND", "not_found", "INVALID_REQUEST", "invalid_request"), 406: ("INVALID",)}
-
-
-def error_body(model: TierAModel, status: int, message: str) -> Any:
-    """An error in the API's documented error shape, saying ``message``."""
-    slug = re.sub(r"[^a-z0-9]+", "_", message.lower()).strip("_")[:40]
-    schema = _error_schema(model)
-
-    def build(node: dict[str, Any], name: str = "") -> Any:
-        kind = node.get("type") or ("object" if "properties" in node else "string")
-        if kind == "object":
-            own, record = set(node.get("properties", {})), set(model.record_schema.get("properties", {}))
-            if model.id_field in own and len(own & record) >= 3:
-                return None  # a record's place in the envelope is empty when there is an error
-            return {k: build(v, k) for k, v in node.get("properties", {}).items()}
-        if kind == "array":
-            item = node.get("items", {"type": "string"})
-            return [build(item, name)] if name in MESSAGE_KEYS else []
-        if "example" in node and name not in MESSAGE_KEYS:
-            return node["example"]
-        if "enum" in node:
-            words = STATUS_WORDS.get(status, ())
-            return next((e for e in node["enum"] if any(w in str(e) for w in words)), node["enum"][0])
-        if kind == "boolean":
-            return False
-        if kind in ("integer", "number"):
-            return status
-        if name in MESSAGE_KEYS:
-            return message
-        if "url" in name.lower() or "info" in name.lower():
-            return "https://developers.example/errors#" + slug
-        if name.lower().endswith("id"):
-            return "req_" + hashlib.sha256(f"{model.key}:{status}:{message}".encode()).hexdigest()[:12]
-        return slug
-
-    return build(schema)
-
-
-def shape_like(schema: dict[str, Any] | None, record: dict[str, Any], model: TierAModel) -> Any:
-    """``record`` the way ``schema`` (an operation's success response) carries it."""
-    if not schema:
-        return record
-    env = model.conventions["envelope"]
-    props = schema.get("properties", {})
-    single, ok_key = env.get("single"), env.get("ok_key")
-    if single and single in props:
-        body: dict[str, Any] = {single: [record] if props[single].get("type") == "array" else record}
-        if ok_key and ok_key in props:
-            body[ok_key] = True
-        for k, v in props.items():  # envelope siblings a client may see (Cloudflare's errors, messages)
-            if k not in body and v.get("type") == "array":
-                body[k] = []
-        return body
-    if set(props) and model.id_field not in props and "id" in props and "deleted" in props:
-        return {"id": record[model.id_field], "deleted": True,
-                **({"object": record["object"]} if "object" in props and "object" in record else {})}
-    if set(props) and model.id_field not in props:
-        return {}  # an empty acknowledgement ({} from Linode, Shopify, Square)
-    record_props = set(model.record_schema.get("properties", {}))
-    if set(props) < record_props:  # a short acknowledgement (Jira's create answers id, key and self)
-        return {k: record.get(k) for k in props}
-    return record
 
 
 # -- the app -------------------------------------------------------------------------------
@@ -467,119 +344,6 @@ _ROLE_VIEWS = {"list": _view_list, "get": _view_get, "create": _view_create, "up
                "delete": _view_delete}
 
 
-def _arg(name: str) -> Any:
-    """A paging argument: from the query, or from the JSON body where the API lists by POST (Notion)."""
-    if request.method == "POST":
-        body = request.get_json(silent=True)
-        return body.get(name) if isinstance(body, dict) else None
-    return request.args.get(name)
-
-
-def _int_arg(name: str, default: int) -> int:
-    raw = _arg(name)
-    if raw is None:
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise ApiRefusal(400, f"{name} must be an integer") from None
-
-
-def _url(**params: Any) -> str:
-    args = request.args.to_dict()
-    args.update({k: str(v) for k, v in params.items()})
-    return f"{request.base_url}?{urlencode(args)}"
-
-
-def _paginate(model: TierAModel, rows: list[dict[str, Any]]) -> tuple[list, dict[str, Any], dict[str, str]]:
-    """One page of ``rows``, values for dotted paths in the body, and response headers."""
-    p = model.conventions["paging"]
-    style = p["style"]
-    size_param = p.get("per_page_param") or p.get("limit_param")
-    cap = max(PAGE_CAP, p.get("min_limit", 0))
-    if p.get("fixed_page_size"):
-        size = int(p["fixed_page_size"])
-    else:
-        size = max(p.get("min_limit", 1), min(_int_arg(size_param, DEFAULT_PAGE) if size_param else DEFAULT_PAGE, cap))
-        if size_param and _arg(size_param) is None:
-            size = max(DEFAULT_PAGE, p.get("min_limit", 0))
-    total = len(rows)
-    meta: dict[str, Any] = {}
-    headers: dict[str, str] = {}
-    if style == "none":
-        return rows[:size] if size_param and _arg(size_param) else rows, meta, headers
-    if (style in ("page", "link") and not p.get("cursor_param")) or style == "next_url":
-        page_param = p.get("page_param", "page")
-        page = max(1, _int_arg(page_param, 1))
-        start = (page - 1) * size
-        chunk = rows[start:start + size]
-        pages = max(1, -(-total // size))
-        more = page < pages
-        nxt = _url(**{page_param: page + 1, **({size_param: size} if size_param else {})}) if more else None
-        if style == "page":
-            if p.get("pages_key"):
-                meta[p["pages_key"]] = pages
-            if p.get("total_key"):
-                meta[p["total_key"]] = total
-            if p.get("next_key"):
-                meta[p["next_key"]] = nxt
-            if p.get("pages_key") in ("pages", "total_pages"):  # bodies that count pages also say which this is
-                meta["page"] = page
-        elif style == "link":
-            if nxt:
-                headers["Link"] = f'<{nxt}>; rel="next"'
-                if p.get("next_header"):
-                    headers[p["next_header"]] = str(page + 1)
-        else:
-            if nxt and p.get("relative"):
-                parts = urlsplit(nxt)
-                nxt = parts.path + "?" + parts.query
-            meta[p["next_key"]] = nxt
-        return chunk, meta, headers
-    if style == "offset":
-        offset = max(0, _int_arg(p["offset_param"], 0))
-        chunk = rows[offset:offset + size]
-        more = offset + size < total
-        if p.get("total_key"):
-            meta[p["total_key"]] = total
-        if p.get("more_key"):
-            meta[p["more_key"]] = more
-        if p.get("next_key"):
-            meta[p["next_key"]] = (offset + size if more else None) if "start" in p["next_key"] else (
-                _url(**{p["offset_param"]: offset + size, p["limit_param"]: size}) if more else None)
-        if p.get("more_key") == "more":  # PagerDuty echoes its paging parameters
-            meta.update({p["offset_param"]: offset, p["limit_param"]: size})
-        return chunk, meta, headers
-    # cursor styles, and Link headers that carry a cursor (Shopify's page_info, Okta's after)
-    cursor = _arg(p["cursor_param"])
-    start = 0
-    if cursor:
-        if p.get("cursor_source") == "last_id":
-            ids = [str(r[model.id_field]) for r in rows]
-            if cursor not in ids:
-                raise ApiRefusal(400, f"No such object: {cursor}")
-            start = ids.index(cursor) + 1
-        else:
-            pos = current().position_of(cursor)
-            if pos is None:
-                raise ApiRefusal(400, "Invalid cursor")
-            start = pos
-    chunk = rows[start:start + size]
-    more = start + size < total
-    token = current().cursor_for(start + size) if more else None
-    if style == "link":
-        if token:
-            headers["Link"] = f'<{_url(**{p["cursor_param"]: token})}>; rel="next"'
-        return chunk, meta, headers
-    if p.get("cursor_source") == "last_id":
-        meta[p.get("more_key", "has_more")] = more
-    else:
-        meta[p["cursor_source"]] = token
-        if p.get("more_key"):
-            meta[p["more_key"]] = more
-    return chunk, meta, headers
-
-
 def serve_tiera(model: TierAModel, instance: TierAInstance, host: str = "127.0.0.1"):  # noqa: ANN201
     """Serve ``instance`` over HTTP on loopback (the grader passes its own socket to HTTPServer)."""
     from ..api._http import HTTPServer
@@ -589,4 +353,4 @@ def serve_tiera(model: TierAModel, instance: TierAInstance, host: str = "127.0.0
     return server, f"http://{server.host}:{server.port}"
 
 
-__all__ = ["NOT_SERVED", "PAGE_CAP", "create_tiera_app", "get_path", "put_path", "serve_tiera", "served"]
+__all__ = ["NOT_SERVED", "create_tiera_app", "serve_tiera", "served"]

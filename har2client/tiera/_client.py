@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 import httpx
 
-from ._app import get_path
+from ._shapes import get_path
 from ._openapi import Operation, TierAModel
 
 CONVENTIONS = ("auth", "paging", "envelope", "version")

@@ -304,7 +304,7 @@ class Client:
 
 
 def _success_props(model: TierAModel, role: str) -> set[str]:
-    from ._app import _success_schema
+    from ._shapes import _success_schema
 
     schema = _success_schema(model.document, model.operations[role]) or {}
     single = model.conventions["envelope"].get("single")

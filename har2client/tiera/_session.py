@@ -16,7 +16,8 @@ import httpx
 from .._seeding import rng
 from ..har._model import Recording
 from ..har._session import exchange_entry
-from ._app import DEFAULT_PAGE, create_tiera_app
+from ._app import create_tiera_app
+from ._paging import DEFAULT_PAGE
 from ._client import ConventionsClient
 from ._fake import fake_from_schema
 from ._grading import TierAWorld, _request_properties, create_values

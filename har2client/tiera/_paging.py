@@ -1,0 +1,127 @@
+"""Paging for the Tier A fakes: the five styles, in each API's own parameter names and meta paths."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+from flask import request
+
+from ._openapi import TierAModel
+from ._shapes import ApiRefusal, current
+
+PAGE_CAP = 20
+DEFAULT_PAGE = 10
+
+
+def _arg(name: str) -> Any:
+    """A paging argument: from the query, or from the JSON body where the API lists by POST (Notion)."""
+    if request.method == "POST":
+        body = request.get_json(silent=True)
+        return body.get(name) if isinstance(body, dict) else None
+    return request.args.get(name)
+
+
+def _int_arg(name: str, default: int) -> int:
+    raw = _arg(name)
+    if raw is None:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ApiRefusal(400, f"{name} must be an integer") from None
+
+
+def _url(**params: Any) -> str:
+    args = request.args.to_dict()
+    args.update({k: str(v) for k, v in params.items()})
+    return f"{request.base_url}?{urlencode(args)}"
+
+
+def _paginate(model: TierAModel, rows: list[dict[str, Any]]) -> tuple[list, dict[str, Any], dict[str, str]]:
+    """One page of ``rows``, values for dotted paths in the body, and response headers."""
+    p = model.conventions["paging"]
+    style = p["style"]
+    size_param = p.get("per_page_param") or p.get("limit_param")
+    cap = max(PAGE_CAP, p.get("min_limit", 0))
+    if p.get("fixed_page_size"):
+        size = int(p["fixed_page_size"])
+    else:
+        size = max(p.get("min_limit", 1), min(_int_arg(size_param, DEFAULT_PAGE) if size_param else DEFAULT_PAGE, cap))
+        if size_param and _arg(size_param) is None:
+            size = max(DEFAULT_PAGE, p.get("min_limit", 0))
+    total = len(rows)
+    meta: dict[str, Any] = {}
+    headers: dict[str, str] = {}
+    if style == "none":
+        return rows[:size] if size_param and _arg(size_param) else rows, meta, headers
+    if (style in ("page", "link") and not p.get("cursor_param")) or style == "next_url":
+        page_param = p.get("page_param", "page")
+        page = max(1, _int_arg(page_param, 1))
+        start = (page - 1) * size
+        chunk = rows[start:start + size]
+        pages = max(1, -(-total // size))
+        more = page < pages
+        nxt = _url(**{page_param: page + 1, **({size_param: size} if size_param else {})}) if more else None
+        if style == "page":
+            if p.get("pages_key"):
+                meta[p["pages_key"]] = pages
+            if p.get("total_key"):
+                meta[p["total_key"]] = total
+            if p.get("next_key"):
+                meta[p["next_key"]] = nxt
+            if p.get("pages_key") in ("pages", "total_pages"):  # bodies that count pages also say which this is
+                meta["page"] = page
+        elif style == "link":
+            if nxt:
+                headers["Link"] = f'<{nxt}>; rel="next"'
+                if p.get("next_header"):
+                    headers[p["next_header"]] = str(page + 1)
+        else:
+            if nxt and p.get("relative"):
+                parts = urlsplit(nxt)
+                nxt = parts.path + "?" + parts.query
+            meta[p["next_key"]] = nxt
+        return chunk, meta, headers
+    if style == "offset":
+        offset = max(0, _int_arg(p["offset_param"], 0))
+        chunk = rows[offset:offset + size]
+        more = offset + size < total
+        if p.get("total_key"):
+            meta[p["total_key"]] = total
+        if p.get("more_key"):
+            meta[p["more_key"]] = more
+        if p.get("next_key"):
+            meta[p["next_key"]] = (offset + size if more else None) if "start" in p["next_key"] else (
+                _url(**{p["offset_param"]: offset + size, p["limit_param"]: size}) if more else None)
+        if p.get("more_key") == "more":  # PagerDuty echoes its paging parameters
+            meta.update({p["offset_param"]: offset, p["limit_param"]: size})
+        return chunk, meta, headers
+    # cursor styles, and Link headers that carry a cursor (Shopify's page_info, Okta's after)
+    cursor = _arg(p["cursor_param"])
+    start = 0
+    if cursor:
+        if p.get("cursor_source") == "last_id":
+            ids = [str(r[model.id_field]) for r in rows]
+            if cursor not in ids:
+                raise ApiRefusal(400, f"No such object: {cursor}")
+            start = ids.index(cursor) + 1
+        else:
+            pos = current().position_of(cursor)
+            if pos is None:
+                raise ApiRefusal(400, "Invalid cursor")
+            start = pos
+    chunk = rows[start:start + size]
+    more = start + size < total
+    token = current().cursor_for(start + size) if more else None
+    if style == "link":
+        if token:
+            headers["Link"] = f'<{_url(**{p["cursor_param"]: token})}>; rel="next"'
+        return chunk, meta, headers
+    if p.get("cursor_source") == "last_id":
+        meta[p.get("more_key", "has_more")] = more
+    else:
+        meta[p["cursor_source"]] = token
+        if p.get("more_key"):
+            meta[p["more_key"]] = more
+    return chunk, meta, headers

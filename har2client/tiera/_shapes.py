@@ -1,0 +1,135 @@
+"""What a Tier A fake answers: dotted paths into bodies, errors in the API's own shape, and records
+shaped by each operation's response schema."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any
+
+from flask import request
+
+from ..api._app import INSTANCE_KEY
+from ._instance import TierAInstance
+from ._openapi import Operation, TierAModel
+
+
+class ApiRefusal(Exception):
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status, self.message, self.headers = status, message, headers or {}
+
+
+def current() -> TierAInstance:
+    return request.environ[INSTANCE_KEY]
+
+
+def get_path(obj: Any, dotted: str | None) -> Any:
+    if not dotted:
+        return obj
+    for part in dotted.split("."):
+        if not isinstance(obj, dict) or part not in obj:
+            return None
+        obj = obj[part]
+    return obj
+
+
+def put_path(obj: dict[str, Any], dotted: str, value: Any) -> None:
+    parts = dotted.split(".")
+    for part in parts[:-1]:
+        nxt = obj.get(part)
+        if not isinstance(nxt, dict):
+            nxt = obj[part] = {}
+        obj = nxt
+    obj[parts[-1]] = value
+
+
+def _success_schema(doc: dict[str, Any], op: Operation) -> dict[str, Any] | None:
+    from ._openapi import resolve
+
+    spec_op = doc["paths"][op.path][op.method.lower()]
+    resp = spec_op["responses"].get(str(op.success_status)) or spec_op["responses"].get(op.success_status) or {}
+    content = resp.get("content", {})
+    for media in ("application/json",):
+        if media in content:
+            return resolve(doc, content[media].get("schema", {}))
+    return None
+
+
+def _error_schema(model: TierAModel) -> dict[str, Any]:
+    from ._openapi import resolve
+
+    get = model.document["paths"][model.operations["get"].path]["get"]
+    for code in ("404", "400", "401"):
+        resp = get["responses"].get(code)
+        if resp and "content" in resp:
+            media = next(iter(resp["content"].values()))
+            return resolve(model.document, media.get("schema", {}))
+    return {"type": "object", "properties": {"message": {"type": "string"}}}
+
+
+MESSAGE_KEYS = ("message", "detail", "description", "status_message", "errorSummary", "error", "title", "reason",
+                "errors", "errorMessages")
+STATUS_WORDS = {400: ("INVALID", "BAD", "invalid"), 401: ("AUTH", "auth", "UNAUTHORIZED"), 403: ("FORBIDDEN", "PERMISSION"),
+                404: ("NOT_FOUND", "not_found", "INVALID_REQUEST", "invalid_request"), 406: ("INVALID",)}
+
+
+def error_body(model: TierAModel, status: int, message: str) -> Any:
+    """An error in the API's documented error shape, saying ``message``."""
+    slug = re.sub(r"[^a-z0-9]+", "_", message.lower()).strip("_")[:40]
+    schema = _error_schema(model)
+
+    def build(node: dict[str, Any], name: str = "") -> Any:
+        kind = node.get("type") or ("object" if "properties" in node else "string")
+        if kind == "object":
+            own, record = set(node.get("properties", {})), set(model.record_schema.get("properties", {}))
+            if model.id_field in own and len(own & record) >= 3:
+                return None  # a record's place in the envelope is empty when there is an error
+            return {k: build(v, k) for k, v in node.get("properties", {}).items()}
+        if kind == "array":
+            item = node.get("items", {"type": "string"})
+            return [build(item, name)] if name in MESSAGE_KEYS else []
+        if "example" in node and name not in MESSAGE_KEYS:
+            return node["example"]
+        if "enum" in node:
+            words = STATUS_WORDS.get(status, ())
+            return next((e for e in node["enum"] if any(w in str(e) for w in words)), node["enum"][0])
+        if kind == "boolean":
+            return False
+        if kind in ("integer", "number"):
+            return status
+        if name in MESSAGE_KEYS:
+            return message
+        if "url" in name.lower() or "info" in name.lower():
+            return "https://developers.example/errors#" + slug
+        if name.lower().endswith("id"):
+            return "req_" + hashlib.sha256(f"{model.key}:{status}:{message}".encode()).hexdigest()[:12]
+        return slug
+
+    return build(schema)
+
+
+def shape_like(schema: dict[str, Any] | None, record: dict[str, Any], model: TierAModel) -> Any:
+    """``record`` the way ``schema`` (an operation's success response) carries it."""
+    if not schema:
+        return record
+    env = model.conventions["envelope"]
+    props = schema.get("properties", {})
+    single, ok_key = env.get("single"), env.get("ok_key")
+    if single and single in props:
+        body: dict[str, Any] = {single: [record] if props[single].get("type") == "array" else record}
+        if ok_key and ok_key in props:
+            body[ok_key] = True
+        for k, v in props.items():  # envelope siblings a client may see (Cloudflare's errors, messages)
+            if k not in body and v.get("type") == "array":
+                body[k] = []
+        return body
+    if set(props) and model.id_field not in props and "id" in props and "deleted" in props:
+        return {"id": record[model.id_field], "deleted": True,
+                **({"object": record["object"]} if "object" in props and "object" in record else {})}
+    if set(props) and model.id_field not in props:
+        return {}  # an empty acknowledgement ({} from Linode, Shopify, Square)
+    record_props = set(model.record_schema.get("properties", {}))
+    if set(props) < record_props:  # a short acknowledgement (Jira's create answers id, key and self)
+        return {k: record.get(k) for k in props}
+    return record
