@@ -1,6 +1,7 @@
 """The fake-API engine: an API description, its instances, and the Flask app that serves them."""
 
-from ._app import ApiError, InstanceApp, create_app, spec_app
+from ._app import InstanceApp, create_app, spec_app
+from ._errors_http import ApiError
 from ._data import Store, fake_record, fake_value
 from ._instance import Clock, Instance, instance_seed
 from ._server import RunningServer, listen_socket, loopback_host, serve

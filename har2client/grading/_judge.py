@@ -19,7 +19,8 @@ from .._seeding import rng
 from ..api import Instance, instance_seed, loopback_host, serve
 from ..tasks._task import Task, load_task
 from ._result import GradeResult, TestResult
-from ._sandbox import Limits, Sandbox, WorkerChannel, WorkerFailure, shared_sandbox
+from ._channel import WorkerChannel, WorkerFailure
+from ._sandbox import Limits, Sandbox, shared_sandbox
 from ._tests import KINDS, ClientRaised, Context, TestFailure, TierBWorld, World
 
 Progress = Callable[[TestResult], None]
