@@ -213,19 +213,12 @@ def _body(model: TierAModel, op: Operation) -> dict[str, Any]:
         if not isinstance(raw.get(wrapper), dict):  # {"ticket": {...}}, {"profile": {...}}: required, as there
             raise ApiRefusal(400, f"The request body must hold the fields in a {wrapper!r} object")
         raw = raw[wrapper]
-    props = (op.request_schema or {}).get("properties", {})
-    if wrapper and wrapper in props:
-        props = props[wrapper].get("properties", {})
-    bag = model.conventions.get("fields_in")
-    missing = [k for k in (op.request_schema or {}).get("required", []) if k not in raw]
-    wrapped_schema = (op.request_schema or {}).get("properties", {}).get(wrapper, {}) if wrapper else {}
-    missing += [k for k in wrapped_schema.get("required", []) if k not in raw]
+    props, required = model.request_fields(op.role)
+    missing = sorted(k for k in required if k not in raw)
     if op.role == "create" and missing:
         status = int(model.conventions.get("validation_status", 400))
         raise ApiRefusal(status, f"Missing required parameter: {', '.join(missing)}")
-    record_props = model.record_schema.get("properties", {})
-    if bag:  # writes land in a nested bag (HubSpot's properties, Okta's profile)
-        record_props = record_props.get(bag, {}).get("properties", {})
+    bag, record_props = model.field_bag, model.field_properties
     by_lower = {k.lower(): k for k in record_props}
     out = {}
     for k, v in raw.items():

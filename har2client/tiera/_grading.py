@@ -15,16 +15,8 @@ from ..tasks._task import HiddenTest
 from ._app import create_tiera_app
 from ._fake import IdMaker, fake_from_schema
 from ._instance import TierAInstance
-from ._openapi import Operation, TierAModel
+from ._openapi import TierAModel
 from ._reference import constructor_args, method_names
-
-
-def _request_properties(model: TierAModel, op: Operation) -> dict[str, Any]:
-    schema = op.request_schema or {}
-    wrapper = model.conventions["envelope"].get("request")
-    if wrapper and wrapper in schema.get("properties", {}):
-        schema = schema["properties"][wrapper]
-    return schema.get("properties", {})
 
 
 class TierAWorld(World):
@@ -32,11 +24,8 @@ class TierAWorld(World):
         self.model, self.instance = model, instance
         self.id_field = model.id_field
         self.names = method_names(model)
-        self.bag = model.conventions.get("fields_in")
-        props = model.record_schema.get("properties", {})
-        if self.bag:
-            props = props.get(self.bag, {}).get("properties", {})
-        self._by_lower = {k.lower(): k for k in props}
+        self.bag = model.field_bag
+        self._by_lower = {k.lower(): k for k in model.field_properties}
 
     def rows(self) -> list[dict[str, Any]]:
         return self.instance.all()
@@ -54,7 +43,7 @@ class TierAWorld(World):
                 return rid
 
     def new_value(self, field: str, old: Any, r: random.Random) -> Any:
-        schema = _request_properties(self.model, self.model.operations["update"]).get(field, {"type": "string"})
+        schema = self.model.request_fields("update")[0].get(field, {"type": "string"})
         value = old
         while value == old:
             value = fake_from_schema(schema, r, field)
@@ -95,16 +84,8 @@ def start_tiera_world(model: TierAModel, task_seed: int, grading_seed: int,
 
 def create_values(model: TierAModel, r: random.Random) -> dict[str, Any]:
     """Fields for a create: the plain ones the record keeps, and whatever the API requires besides."""
-    op = model.operations["create"]
-    props = _request_properties(model, op)
-    required = set((op.request_schema or {}).get("required", []))
-    wrapper = model.conventions["envelope"].get("request")
-    if wrapper:
-        required |= set((op.request_schema or {}).get("properties", {}).get(wrapper, {}).get("required", []))
-    record_props = model.record_schema.get("properties", {})
-    if model.conventions.get("fields_in"):
-        record_props = record_props.get(model.conventions["fields_in"], {}).get("properties", {})
-    record = {k.lower() for k in record_props}
+    props, required = model.request_fields("create")
+    record = {k.lower() for k in model.field_properties}
     not_fields = {model.id_field, model.conventions.get("item_param")}
     plain = {k for k, v in props.items() if (v.get("type") in ("string", "integer", "boolean") or "enum" in v)
              and k.lower() in record and k not in not_fields}
@@ -119,14 +100,11 @@ def tiera_hidden_tests(model: TierAModel, seed: int) -> list[HiddenTest]:
              HiddenTest(f"{names['get']}_returns_the_record", "get_one", {"pick": r.randrange(1000)}),
              HiddenTest(f"{names['get']}_missing_raises_not_found", "get_missing", {"pick": r.randrange(1000)})]
     ops = model.operations
-    record_props = model.record_schema.get("properties", {})
-    if model.conventions.get("fields_in"):
-        record_props = record_props.get(model.conventions["fields_in"], {}).get("properties", {})
-    record = {k.lower() for k in record_props}
+    record = {k.lower() for k in model.field_properties}
     if "create" in ops:
         tests.append(HiddenTest(f"{names['create']}_persists", "create", {"values": create_values(model, r)}))
     if "update" in ops:
-        props = _request_properties(model, ops["update"])
+        props = model.request_fields("update")[0]
         not_fields = {model.id_field, model.conventions.get("item_param")}
         candidates = [k for k, v in props.items() if k.lower() in record and k not in not_fields
                       and (v.get("type") == "string" or "enum" in v)]

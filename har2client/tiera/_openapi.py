@@ -64,6 +64,27 @@ class TierAModel:
     def host(self) -> str:
         return self.server.split("://", 1)[1].split("/", 1)[0]
 
+    @property
+    def field_bag(self) -> str | None:
+        """The nested object writes land in (HubSpot's properties), or None when fields are top level."""
+        return self.conventions.get("fields_in")
+
+    @property
+    def field_properties(self) -> dict[str, Any]:
+        """The record's properties that writes land in: top level, or inside ``field_bag``."""
+        props = self.record_schema.get("properties", {})
+        return props.get(self.field_bag, {}).get("properties", {}) if self.field_bag else props
+
+    def request_fields(self, role: str) -> tuple[dict[str, Any], set[str]]:
+        """An operation's writable fields (inside its request wrapper, if any) and the required ones."""
+        schema = self.operations[role].request_schema or {}
+        required = set(schema.get("required", []))
+        wrapper = self.conventions["envelope"].get("request")
+        if wrapper and wrapper in schema.get("properties", {}):
+            schema = schema["properties"][wrapper]
+            required |= set(schema.get("required", []))
+        return schema.get("properties", {}), required
+
 
 def resolve(doc: dict[str, Any], schema: Any, depth: int = 0) -> Any:
     """``schema`` with every local ``$ref`` replaced and ``allOf`` merged."""

@@ -20,7 +20,7 @@ from ._app import create_tiera_app
 from ._paging import DEFAULT_PAGE
 from ._client import ConventionsClient
 from ._fake import fake_from_schema
-from ._grading import TierAWorld, _request_properties, create_values
+from ._grading import TierAWorld, create_values
 from ._instance import TierAInstance
 from ._openapi import TierAModel
 
@@ -67,7 +67,7 @@ def record_tiera_session(model: TierAModel, instance: TierAInstance, seed: int) 
         created = client.create(create_values(model, r))
     target = created[model.id_field] if isinstance(created, dict) else rows[0][model.id_field]
     if "update" in session:
-        props = _request_properties(model, model.operations["update"])
+        props = model.request_fields("update")[0]
         not_fields = {model.id_field, model.conventions.get("item_param")}
         field = next((k for k, v in props.items() if v.get("type") == "string" and "enum" not in v
                       and k not in not_fields), None)
