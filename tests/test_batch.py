@@ -118,3 +118,16 @@ def test_failure_reasons():
     assert failure_reason("get_x raised KeyError: 'data'") == "client_raised"
     assert failure_reason("list_x() returned 5 records, expected 9") == "wrong_answer"
     assert failure_reason("/x/client.py: no such client file") == "missing_client"
+
+
+def test_tier_a_summaries_count_per_convention(tmp_path):
+    from har2client.tiera._build import build_tiera
+
+    tasks = tmp_path / "tierA"
+    build_tiera(str(tasks), 1, limit=3)
+    out = tmp_path / "a.jsonl"
+    r = run_cli("grade-all", str(tasks), "--baseline", "reference", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((tmp_path / "a.jsonl.summary.json").read_text())["reference"]
+    assert summary["tasks"] == 3 and summary["mean_pass_rate"] == 1.0
+    assert {"auth", "paging", "version"} <= set(summary["per_switch"])

@@ -138,7 +138,9 @@ def _grade_job(job: Job, isolation: str) -> dict[str, Any]:
     task = load_task(job.task_path)
     result = grade(task, job.client_path, isolation=isolation).to_dict()
     g = task.grading
-    result.update(model=job.model, level=g.get("level"), switches=g.get("switches", {}))
+    # Tier B names its switch settings; Tier A the conventions its API uses: both summarise per name.
+    switches = g.get("switches") or {name: "on" for name in g.get("conventions", [])}
+    result.update(model=job.model, level=g.get("level"), switches=switches)
     return result
 
 
