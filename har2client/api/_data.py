@@ -101,7 +101,6 @@ class Store:
     def __init__(self, resources: tuple[Resource, ...], r: random.Random) -> None:
         self._lock = threading.RLock()
         self._rng = r
-        self._resources = {res.plural: res for res in resources}
         self._rows: dict[str, dict[str, dict[str, Any]]] = {res.plural: {} for res in resources}
 
     def new_id(self, resource: Resource) -> str:

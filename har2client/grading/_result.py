@@ -54,15 +54,3 @@ class GradeResult:
             "error": self.error,
             "warnings": self.warnings,
         }
-
-    def render(self) -> str:
-        lines = []
-        for t in self.tests:
-            lines.append(f"PASS  {t.name}" if t.passed else f"FAIL  {t.name}: {t.error}")
-        for w in self.warnings:
-            lines.append(f"warning: {w}")
-        if self.error:
-            lines.append(f"error: {self.error}")
-        lines.append(f"{self.task_id}: {self.passed}/{self.total} tests passed in {self.seconds:.2f} s")
-        lines.append(f"pass_rate={self.pass_rate:.3f}")
-        return "\n".join(lines)
