@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import socket
 from typing import Any
 
@@ -121,8 +122,6 @@ def tiera_hidden_tests(model: TierAModel, seed: int) -> list[HiddenTest]:
 
 def tiera_replay_source(model: TierAModel, recording: Any) -> str:
     """The replay baseline of a Tier A task: its recorded requests, re-sent."""
-    import re
-
     from ..agents._replay import recorded_calls, replay_client_source
 
     patterns = []

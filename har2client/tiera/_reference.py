@@ -186,7 +186,6 @@ class Client:
                     else f'params["{q}"] = self._{cp}\n' for q, cp in c.get("list_query", {}).items())
     out.append(_m("_list_params", "**extra", "params = {}\n" + fixed + "params.update(extra)\nreturn params"))
     style = paging["style"] if drop != "paging" else "none"
-    size_param = paging.get("per_page_param") or paging.get("limit_param")
     if style == "none":
         list_body = f"return self._items(self._request(\"GET\", {lp}, params=self._list_params()).json())"
     elif style == "link":
@@ -271,7 +270,6 @@ class Client:
                 if not cursor:
                     return items
         """
-    _ = size_param
     out.append(_m(f"list_{many}", "", list_body))
 
     item_param = c.get("item_param")
