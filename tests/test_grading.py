@@ -108,13 +108,12 @@ def _wrap_reference(task, body: str) -> str:
 
 
 @pytest.mark.parametrize("body, reason", [
-    ("    while True:\n        pass", "timed out after 1 s"),
     ("    import os\n    os._exit(3)", "exited with status 3"),
     ("    raise SystemExit(0)", "SystemExit"),
     ("    raise KeyboardInterrupt", "KeyboardInterrupt"),
     ("    class Eq(dict):\n        def __eq__(self, o):\n            return True\n    return Eq()", "not plain data"),
     ("    print('x' * 10_000_000)\n    return {}", "File too large"),
-], ids=["hang", "os_exit", "system_exit", "keyboard_interrupt", "always_equal", "floods_output"])
+], ids=["os_exit", "system_exit", "keyboard_interrupt", "always_equal", "floods_output"])
 def test_misbehaving_calls_fail_only_their_tests_and_grading_goes_on(tierb_tasks, tmp_path, body, reason):
     from har2client.grading import Limits
 
@@ -127,6 +126,38 @@ def test_misbehaving_calls_fail_only_their_tests_and_grading_goes_on(tierb_tasks
     assert get_tests and all(not t.passed and reason in t.error for t in get_tests), [t.error for t in get_tests]
     others = [t for n, t in by_name.items() if t not in get_tests]
     assert others and all(t.passed for t in others), [(t.name, t.error) for t in others]
+
+
+def test_two_time_outs_in_a_row_end_the_grade_with_the_rest_not_run(tierb_tasks, tmp_path):
+    from har2client.grading import Limits
+
+    task = tierb_tasks[3]
+    path = tmp_path / "client.py"
+    path.write_text(_wrap_reference(task, "    while True:\n        pass"))
+    r = grade(task, str(path), limits=Limits(call_seconds=1, task_seconds=60))
+    names = [t.name for t in r.tests]
+    first_get = next(i for i, n in enumerate(names) if n.startswith("get_"))
+    assert names[first_get + 1].startswith("get_")  # the two get tests stand together
+    assert all(t.passed for t in r.tests[:first_get])
+    assert [t.error for t in r.tests[first_get:first_get + 2]] == ["timed out after 1 s (during get_contact)"] * 2
+    rest = r.tests[first_get + 2:]
+    assert rest and all(not t.passed and t.error == "not run: the client timed out twice in a row" for t in rest)
+    assert r.seconds < 10
+
+
+def test_a_client_that_hangs_in_one_method_only_is_not_cut_short(tierb_tasks, tmp_path):
+    from har2client.grading import Limits
+
+    task = tierb_tasks[3]
+    spec = load_task(task).spec
+    path = tmp_path / "client.py"
+    path.write_text(reference_source(spec) + "\n\ndef _bad(self, *a, **k):\n    while True:\n        pass\n\n"
+                    f"Client.create_{spec.resource.name} = _bad\n")
+    r = grade(task, str(path), limits=Limits(call_seconds=1, task_seconds=60))
+    by_name = {t.name: t for t in r.tests}
+    assert by_name[f"create_{spec.resource.name}_persists"].error.startswith("timed out after 1 s")
+    assert by_name[f"delete_{spec.resource.name}_persists"].passed
+    assert not any("twice in a row" in (t.error or "") for t in r.tests)
 
 
 def test_partial_isolation_still_grades_and_says_so(tierb_tasks):

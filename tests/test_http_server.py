@@ -1,6 +1,7 @@
 """The HTTP/1.1 server the fake APIs run on, spoken to over raw sockets and real client libraries."""
 
 import socket
+import time
 
 import httpx
 import pytest
@@ -69,10 +70,39 @@ def test_malformed_requests_get_the_right_status(server, data, status):
     assert _raw(server, data).split(b" ")[1] == status
 
 
-def test_oversized_bodies_are_refused(server, monkeypatch):
-    monkeypatch.setattr(_http, "MAX_BODY", 1000)
-    out = _raw(server, b"POST /invoices HTTP/1.1\r\nContent-Length: 5000\r\n\r\n" + b"x" * 5000)
+def test_oversized_bodies_are_refused(server):
+    size = _http.ServerLimits().body_bytes + 1
+    out = _raw(server, b"POST /invoices HTTP/1.1\r\nContent-Length: %d\r\n\r\n" % size)
     assert out.split(b" ")[1] == b"413"
+    chunked = b"%x\r\n" % size + b"x" * size + b"\r\n0\r\n\r\n"
+    out = _raw(server, b"POST /invoices HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked)
+    assert out.split(b" ")[1] == b"413"
+
+
+def test_a_header_section_over_its_budget_is_refused(server):
+    headers = b"".join(b"X-H%d: %s\r\n" % (i, b"v" * 8000) for i in range(9))  # each line fine, 72 KB in all
+    assert _raw(server, b"GET /account HTTP/1.1\r\n" + headers + b"\r\n").split(b" ")[1] == b"431"
+
+
+def test_a_server_answers_429_past_its_request_and_connection_budgets():
+    from har2client.api import create_app, listen_socket
+
+    spec = make_spec()
+    limits = _http.ServerLimits(requests=3, connections=2)
+    server = _http.HTTPServer(listen_socket("127.0.0.1"), create_app(spec, Instance(spec, 7)), limits)
+    url = f"http://127.0.0.1:{server.port}"
+    try:
+        codes = [httpx.get(url + "/openapi-nothing").status_code for _ in range(4)]
+        assert codes[:3] != [429] * 3 and codes[3] == 429
+        held = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(2)]
+        time.sleep(0.2)  # both accepted and counted
+        third = socket.create_connection(("127.0.0.1", server.port))
+        third.settimeout(5)
+        assert third.recv(100).split(b" ")[1] == b"429"
+        for s in held + [third]:
+            s.close()
+    finally:
+        server.close()
 
 
 def test_real_client_libraries_and_fast_close(server):

@@ -7,6 +7,11 @@ client library (keep-alive, Content-Length and chunked bodies,
 ``Expect: 100-continue``, HEAD, HTTP/1.0) and refuses what is malformed or too
 large with the right status. Each connection has its own thread; closing the
 server stops accepting at once and ends every open connection.
+
+A grading server runs inside the judge and serves untrusted clients, so all it
+accepts is bounded (:class:`ServerLimits`) and past a bound it answers as a real
+API would: 413 for a body, 431 for headers, 429 for too many connections or
+requests. The judge's memory per grade is bounded with it.
 """
 
 from __future__ import annotations
@@ -17,13 +22,14 @@ import selectors
 import socket
 import sys
 import threading
+import time
+from dataclasses import dataclass
 from email.utils import formatdate
 from typing import Any, Callable, Iterable
 from urllib.parse import unquote_to_bytes
 
 MAX_LINE = 8192
 MAX_HEADERS = 100
-MAX_BODY = 16 * 1024 * 1024
 IDLE_SECONDS = 60.0
 REASONS = {100: "Continue", 200: "OK", 201: "Created", 204: "No Content", 304: "Not Modified",
            400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
@@ -35,6 +41,17 @@ REASONS = {100: "Continue", 200: "OK", 201: "Created", 204: "No Content", 304: "
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
+@dataclass(frozen=True)
+class ServerLimits:
+    """What one server accepts over its life (for a grading server: one grade)."""
+
+    body_bytes: int = 1 << 20            # one request body (413 past it)
+    header_bytes: int = 64 << 10         # one request's header section (431)
+    connections: int = 32                # open at once (429)
+    requests: int = 5000                 # in all (429)
+    body_bytes_total: int = 64 << 20     # all request bodies together (429)
+
+
 class _Refuse(Exception):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
@@ -42,8 +59,11 @@ class _Refuse(Exception):
 
 
 class HTTPServer:
-    def __init__(self, sock: socket.socket, app: WSGIApp) -> None:
+    def __init__(self, sock: socket.socket, app: WSGIApp, limits: ServerLimits | None = None) -> None:
         self.sock, self.app = sock, app
+        self.limits = limits or ServerLimits()
+        self.requests = 0
+        self.body_bytes = 0
         self.host, self.port = sock.getsockname()[:2]
         self._wake_r, self._wake_w = os.pipe()
         self._conns: set[socket.socket] = set()
@@ -70,7 +90,12 @@ class HTTPServer:
                         if self._closed:
                             conn.close()
                             return
-                        self._conns.add(conn)
+                        crowded = len(self._conns) >= self.limits.connections
+                        if not crowded:
+                            self._conns.add(conn)
+                    if crowded:
+                        _refuse_now(conn, 429, "too many open connections")
+                        continue
                     threading.Thread(target=self._serve_connection, args=(conn, addr), daemon=True).start()
 
     def close(self) -> None:
@@ -102,8 +127,13 @@ class HTTPServer:
                     request = self._read_request(rfile, conn)
                 except _Refuse as exc:
                     conn.sendall(_simple(exc.status, str(exc)))
+                    _linger(conn)
                     return
                 if request is None:
+                    return
+                refusal = self._count(request)
+                if refusal:
+                    conn.sendall(_simple(429, refusal))
                     return
                 if not self._respond(conn, request, addr):
                     return
@@ -117,6 +147,17 @@ class HTTPServer:
                 conn.close()
             except OSError:
                 pass
+
+    def _count(self, request: dict[str, Any]) -> str:
+        """Count a request against the server's budget; the reason it is over, or ""."""
+        with self._lock:
+            self.requests += 1
+            self.body_bytes += len(request["body"])
+            if self.requests > self.limits.requests:
+                return f"more than {self.limits.requests} requests"
+            if self.body_bytes > self.limits.body_bytes_total:
+                return f"more than {self.limits.body_bytes_total} bytes of request bodies"
+        return ""
 
     def _read_request(self, rfile: Any, conn: socket.socket) -> dict[str, Any] | None:
         line = rfile.readline(MAX_LINE + 1)
@@ -133,9 +174,11 @@ class HTTPServer:
         if version not in ("HTTP/1.1", "HTTP/1.0"):
             raise _Refuse(505, f"unsupported {version}")
         headers: list[tuple[str, str]] = []
+        header_bytes = 0
         while True:
             h = rfile.readline(MAX_LINE + 1)
-            if len(h) > MAX_LINE or len(headers) > MAX_HEADERS:
+            header_bytes += len(h)
+            if len(h) > MAX_LINE or len(headers) > MAX_HEADERS or header_bytes > self.limits.header_bytes:
                 raise _Refuse(431, "header fields too large")
             if h in (b"\r\n", b"\n", b""):
                 break
@@ -149,7 +192,7 @@ class HTTPServer:
         if lower.get("expect", [""])[0].lower() == "100-continue":
             conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
         if "chunked" in ",".join(lower.get("transfer-encoding", [])).lower():
-            body = _read_chunked(rfile)
+            body = _read_chunked(rfile, self.limits.body_bytes)
         elif "content-length" in lower:
             try:
                 size = int(lower["content-length"][0])
@@ -157,7 +200,7 @@ class HTTPServer:
                 raise _Refuse(400, "Content-Length is not a number") from None
             if size < 0:
                 raise _Refuse(400, "negative Content-Length")
-            if size > MAX_BODY:
+            if size > self.limits.body_bytes:
                 raise _Refuse(413, "request body too large")
             body = rfile.read(size)
             if len(body) != size:
@@ -229,7 +272,7 @@ class HTTPServer:
         return keep
 
 
-def _read_chunked(rfile: Any) -> bytes:
+def _read_chunked(rfile: Any, limit: int) -> bytes:
     out = bytearray()
     while True:
         line = rfile.readline(MAX_LINE + 1)
@@ -241,10 +284,42 @@ def _read_chunked(rfile: Any) -> bytes:
             while rfile.readline(MAX_LINE + 1) not in (b"\r\n", b"\n", b""):
                 pass  # trailers
             return bytes(out)
-        if len(out) + size > MAX_BODY:
+        if len(out) + size > limit:
             raise _Refuse(413, "request body too large")
         out += rfile.read(size)
         rfile.readline(3)
+
+
+def _linger(conn: socket.socket, seconds: float = 1.0, most: int = 4 << 20) -> None:
+    """Read and drop what the client is still sending, briefly, so that it reads the refusal.
+
+    Closing with unread input makes the kernel reset the connection, and the client would
+    see a broken connection instead of the status (servers call this a lingering close).
+    """
+    deadline = time.monotonic() + seconds  # one deadline in all: a trickling client cannot hold the thread
+    try:
+        conn.shutdown(socket.SHUT_WR)
+        got = 0
+        while got < most and (left := deadline - time.monotonic()) > 0:
+            conn.settimeout(left)
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            got += len(chunk)
+    except OSError:
+        pass
+
+
+def _refuse_now(conn: socket.socket, status: int, message: str) -> None:
+    """Answer a connection without reading from it, and close it."""
+    try:
+        conn.settimeout(1.0)
+        conn.sendall(_simple(status, message))
+        conn.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+    finally:
+        conn.close()
 
 
 def _simple(status: int, message: str) -> bytes:

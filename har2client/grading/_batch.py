@@ -251,6 +251,7 @@ REASONS = (
     ("missing_client", ("no such client file",)),
     ("load_error", ("could not be loaded",)),
     ("timeout", ("timed out", "time limit")),
+    ("malformed_reply", ("malformed reply",)),
     ("crash", ("the client process",)),
     ("sandbox", ("sandbox",)),
     ("not_plain_data", ("not plain data",)),

@@ -19,12 +19,16 @@ from .._seeding import rng
 from ..api import Instance, instance_seed, loopback_host, serve
 from ..tasks._task import Task, load_task
 from ._result import GradeResult, TestResult
-from ._channel import WorkerChannel, WorkerFailure
+from ._channel import WorkerChannel, WorkerFailure, WorkerTimeout
 from ._sandbox import Limits, Sandbox, shared_sandbox
 from ._tests import KINDS, ClientRaised, Context, TestFailure, TierBWorld, World
 
 Progress = Callable[[TestResult], None]
 MAX_CLIENT_BYTES = 1024 * 1024
+# A client that hangs on two tests in a row hangs on the rest too: waiting out every test would make one
+# such client cost minutes of a batch. goal.md states the rule.
+MAX_CONSECUTIVE_TIMEOUTS = 2
+TIMED_OUT_TWICE = "not run: the client timed out twice in a row"
 
 
 def grade(task: Task | str, client_path: str, *, seed: int | None = None, limits: Limits | None = None,
@@ -68,29 +72,34 @@ def grade(task: Task | str, client_path: str, *, seed: int | None = None, limits
     worker: WorkerChannel | None = None
     fatal: str | None = None
     class_name = g.get("class_name", "Client")
+    timeouts = 0
     try:
         for test in tests:
             left = limits.task_seconds - (time.monotonic() - started)
             if left <= 0:
                 results.append(TestResult(test.name, False, f"the grade's time limit ({limits.task_seconds:g} s) ran out"))
                 continue
+            if timeouts >= MAX_CONSECUTIVE_TIMEOUTS:
+                results.append(TestResult(test.name, False, TIMED_OUT_TWICE))
+                continue
             if worker is None:
                 try:
-                    worker = box.spawn(source, limits)
-                    reply = worker.request({"op": "load", "class": class_name}, min(limits.call_seconds, left))
+                    worker = box.spawn(limits)
+                    reply = worker.request({"op": "load", "class": class_name, "source": source},
+                                           min(limits.call_seconds, left))
                 except GradingError as exc:
                     fatal = str(exc)
                     break
                 except WorkerFailure as exc:
                     fatal = f"client.py could not be loaded: {exc}"
                     break
-                if not reply.get("ok"):
-                    err = reply.get("error", {})
-                    fatal = f"client.py could not be loaded: {err.get('type')}: {err.get('message')}"
+                if not reply["ok"]:
+                    err = reply["error"]
+                    fatal = f"client.py could not be loaded: {err['type']}: {err['message']}"
                     break
-            outcome, worker_lost = _run_one(test, worker, world, instance, kwargs, class_name, limits, started,
-                                            grading_seed)
-            if worker_lost:  # the next test gets a fresh worker
+            outcome, lost = _run_one(test, worker, world, instance, kwargs, class_name, limits, started, grading_seed)
+            timeouts = timeouts + 1 if lost == "timeout" else 0
+            if lost:  # the next test gets a fresh worker
                 worker.close()
                 worker = None
                 box.sweep()
@@ -146,8 +155,8 @@ def _start_world(task: Task, grading_seed: int, box: Sandbox) -> tuple[World, An
 
 
 def _run_one(test: Any, worker: WorkerChannel, world: World, instance: Any, kwargs: dict[str, Any],
-             class_name: str, limits: Limits, started: float, grading_seed: int) -> tuple[TestResult, bool]:
-    """Run one hidden test; also say whether the worker was lost (crashed, hung, or killed)."""
+             class_name: str, limits: Limits, started: float, grading_seed: int) -> tuple[TestResult, str]:
+    """Run one hidden test; also say whether the worker was lost: "" (kept), "timeout" or "lost"."""
     def budget() -> float:
         left = limits.task_seconds - (time.monotonic() - started)
         if left <= 0:
@@ -156,15 +165,15 @@ def _run_one(test: Any, worker: WorkerChannel, world: World, instance: Any, kwar
 
     def call(method: str, *args: Any, **kw: Any) -> Any:
         reply = worker.request({"op": "call", "method": method, "args": list(args), "kwargs": kw}, budget())
-        if not reply.get("ok"):
-            raise ClientRaised(method, reply.get("error") or {})
-        return reply.get("value")
+        if not reply["ok"]:
+            raise ClientRaised(method, reply["error"])
+        return reply["value"]
 
     current = "Client(...)"
     try:
         reply = worker.request({"op": "new", "class": class_name, "kwargs": kwargs}, budget())
-        if not reply.get("ok"):
-            raise ClientRaised(f"{class_name}(...)", reply.get("error") or {})
+        if not reply["ok"]:
+            raise ClientRaised(f"{class_name}(...)", reply["error"])
 
         def tracked(method: str, *args: Any, **kw: Any) -> Any:
             nonlocal current
@@ -173,8 +182,9 @@ def _run_one(test: Any, worker: WorkerChannel, world: World, instance: Any, kwar
 
         ctx = Context(world, tracked, rng(grading_seed, "test", test.name), instance)
         KINDS[test.kind](ctx, test.params)
-        return TestResult(test.name, True), False
+        return TestResult(test.name, True), ""
     except (TestFailure, ClientRaised) as exc:
-        return TestResult(test.name, False, str(exc)), False
+        return TestResult(test.name, False, str(exc)), ""
     except WorkerFailure as exc:
-        return TestResult(test.name, False, f"{exc} (during {current})"), True
+        return TestResult(test.name, False, f"{exc} (during {current})"), \
+            "timeout" if isinstance(exc, WorkerTimeout) else "lost"

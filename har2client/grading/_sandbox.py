@@ -1,12 +1,14 @@
 """Where untrusted clients run: a warm zygote, inside bubblewrap namespaces when the machine allows.
 
 ``full`` isolation: the zygote runs under ``bwrap`` in new user, PID, network,
-mount, IPC and UTS namespaces with no capabilities. Its filesystem is the
-system's read-only directories, the Python installation, and one writable
-scratch directory; its network is a private loopback on which only the
-judge's grading server listens (the judge creates that socket inside the
-sandbox's network namespace). After every grade, every process in the sandbox
-except the zygote is killed.
+mount, IPC and UTS namespaces with no capabilities, as a host user that is not
+root (so the kernel enforces the process limit: it never does for root). Its
+filesystem is the system's read-only directories, the Python installation, one
+writable scratch directory and size-capped ``/tmp`` and ``/dev/shm``; its network
+is a private loopback on which only the judge's grading server listens (the
+judge creates that socket inside the sandbox's network namespace). After every
+grade, every process in the sandbox except the zygote is killed and every
+writable place emptied, so no grade sees anything of another.
 
 ``partial`` isolation (no namespaces, e.g. an unprivileged container): the same
 zygote as a plain process; workers still get resource limits and a separate
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import functools
 import json
 import os
 import shutil
@@ -36,6 +39,9 @@ from ._frames import recv_frame, send_frame
 HERE = os.path.dirname(os.path.abspath(__file__))
 ZYGOTE = os.path.join(HERE, "_zygote.py")
 CLONE_NEWNET = 0x40000000
+SANDBOX_UID = 65534  # "nobody": the sandbox's user, inside and (when the judge is root) on the host
+TMPFS_BYTES = 64 * 1024 * 1024  # each of /tmp and /dev/shm: memory, so bounded
+INNER_WRITABLE = ("/sandbox", "/tmp", "/dev/shm")
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
@@ -50,8 +56,9 @@ class Limits:
     output_bytes: int = 64 * 1024
 
 
+@functools.lru_cache(maxsize=1)
 def bwrap_available() -> str | None:
-    """Why full isolation cannot be had here, or None when it can."""
+    """Why full isolation cannot be had here, or None when it can (asked once per process)."""
     exe = shutil.which("bwrap")
     if exe is None:
         return "bubblewrap (bwrap) is not installed"
@@ -60,6 +67,17 @@ def bwrap_available() -> str | None:
     if probe.returncode != 0:
         return f"bwrap cannot create namespaces here: {probe.stderr.strip()[:200]}"
     return None
+
+
+@functools.lru_cache(maxsize=1)
+def _bwrap_sizes_tmpfs() -> bool:
+    """bubblewrap 0.7 and later take ``--size`` for a tmpfs."""
+    try:
+        out = subprocess.run(["bwrap", "--version"], capture_output=True, text=True, timeout=5).stdout
+        major, minor = (int(x) for x in out.split()[-1].split(".")[:2])
+    except (OSError, ValueError, IndexError, subprocess.SubprocessError):
+        return False
+    return (major, minor) >= (0, 7)
 
 
 _ALL: "weakref.WeakSet[Sandbox]" = weakref.WeakSet()
@@ -103,7 +121,8 @@ class Sandbox:
         self._proc: subprocess.Popen[bytes] | None = None
         self._ctrl: socket.socket | None = None
         self._netns_fd: int | None = None
-        self._scratch = ""
+        self._scratch = ""  # the judge's: zygote.err, and box/ (the sandbox's /sandbox)
+        self._box = ""
         self._count = 0
         _ALL.add(self)
 
@@ -114,7 +133,7 @@ class Sandbox:
         if self._netns_fd is not None:
             os.close(self._netns_fd)
         self._ctrl = self._netns_fd = self._proc = None
-        self._scratch = ""
+        self._scratch = self._box = ""
 
     # -- life -----------------------------------------------------------------
 
@@ -122,13 +141,24 @@ class Sandbox:
         if self._proc is not None and self._proc.poll() is None:
             return
         self.close()
-        reason = None if self.requested == "partial" else bwrap_available()
-        if self.requested == "full" and reason:
-            raise GradingError(f"full isolation was asked for, but {reason}")
-        if self.requested == "partial":
+        if self.requested != "partial":
+            # Starting is the test: a separate probe would cost a second bwrap on every one-shot grade.
+            reason = "bubblewrap (bwrap) is not installed" if shutil.which("bwrap") is None else None
+            if reason is None:
+                try:
+                    self._start_as("full")
+                    return
+                except (GradingError, OSError) as exc:
+                    reason = str(exc).replace("the grading sandbox failed to start: ", "bwrap failed: ")
+            if self.requested == "full":
+                raise GradingError(f"full isolation was asked for, but {reason}")
+        else:
             reason = "partial isolation was asked for"
-        self.isolation = "partial" if reason else "full"
+        self._start_as("partial")
         self.why_partial = reason
+
+    def _start_as(self, isolation: str) -> None:
+        self.isolation, self.why_partial = isolation, None
         try:
             self._start()
         except GradingError:
@@ -141,38 +171,47 @@ class Sandbox:
         remove_orphaned_scratch()
         self._scratch = tempfile.mkdtemp(prefix=scratch_prefix("sandbox"))
         os.chmod(self._scratch, 0o700)
+        self._box = os.path.join(self._scratch, "box")
+        os.mkdir(self._box, 0o700)
+        full = self.isolation == "full"
+        as_root = full and os.geteuid() == 0
+        if as_root:
+            # Owned by the sandbox's user; 0755 so bwrap's own set-up, capability-less, can enter it
+            # (its parent stays 0700: nothing else on the host sees in).
+            os.chown(self._box, SANDBOX_UID, SANDBOX_UID)
+            os.chmod(self._box, 0o755)
         judge_end, zygote_end = socket.socketpair()
         python = sys.executable
-        inner = [python, "-I", "/h2c/_zygote.py" if self.isolation == "full" else ZYGOTE, str(zygote_end.fileno())]
-        if self.isolation == "full":
+        inner = [python, "-I", "/h2c/_zygote.py" if full else ZYGOTE, str(zygote_end.fileno())]
+        info_r = info_w = block_r = block_w = -1
+        fds: tuple[int, ...] = (zygote_end.fileno(),)
+        cmd = inner
+        if full:
             info_r, info_w = os.pipe()
-            cmd = self._bwrap_command(info_w) + inner
-            fds = (zygote_end.fileno(), info_w)
-        else:
-            info_r = info_w = -1
-            cmd = inner
-            fds = (zygote_end.fileno(),)
+            if as_root:
+                block_r, block_w = os.pipe()
+            cmd = self._bwrap_command(info_w, block_r) + inner
+            fds = (zygote_end.fileno(), info_w) + ((block_r,) if as_root else ())
         err = open(os.path.join(self._scratch, "zygote.err"), "wb")
-        self._proc = subprocess.Popen(cmd, pass_fds=fds, stdin=subprocess.DEVNULL, stdout=err, stderr=err,
-                                      cwd=self._scratch, start_new_session=True,
-                                      env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
-        err.close()
-        zygote_end.close()
+        try:
+            self._proc = subprocess.Popen(cmd, pass_fds=fds, stdin=subprocess.DEVNULL, stdout=err, stderr=err,
+                                          cwd=self._box, start_new_session=True,
+                                          env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+        finally:
+            err.close()
+            zygote_end.close()
+            for fd in (info_w, block_r):
+                if fd >= 0:
+                    os.close(fd)
         self._ctrl = judge_end
-        if self.isolation == "full":
-            os.close(info_w)
-            info: dict[str, Any] = {}
-            with os.fdopen(info_r) as fh:
-                text = ""
-                for line in fh:  # bwrap writes one JSON object over several lines
-                    text += line
-                    try:
-                        info = json.loads(text)
-                        break
-                    except ValueError:
-                        continue
+        if full:
+            info = self._read_info(info_r)
             if "child-pid" not in info:
+                if block_w >= 0:
+                    os.close(block_w)
                 self._fail_start("bwrap did not report its child")
+            if as_root:
+                self._map_user(int(info["child-pid"]), block_w)
             self._netns_fd = os.open(f"/proc/{info['child-pid']}/ns/net", os.O_RDONLY)
         try:
             hello = recv_frame(self._ctrl, 20)
@@ -180,6 +219,35 @@ class Sandbox:
             self._fail_start("the zygote did not start")
         if not hello.get("ready"):
             self._fail_start("the zygote did not start")
+
+    @staticmethod
+    def _read_info(fd: int) -> dict[str, Any]:
+        with os.fdopen(fd) as fh:
+            text = ""
+            for line in fh:  # bwrap writes one JSON object over several lines
+                text += line
+                try:
+                    return dict(json.loads(text))
+                except ValueError:
+                    continue
+        return {}
+
+    def _map_user(self, child: int, block_w: int) -> None:
+        """Map the new user namespace so that its processes are not host root, then let bwrap go on.
+
+        bwrap alone would map the sandbox's user to the caller, root, whom the kernel never holds to
+        RLIMIT_NPROC. Inside 0 stays host root only for bwrap's own set-up (mounts); the zygote gives
+        it up for 65534 before it runs anything else.
+        """
+        try:
+            for name in ("uid_map", "gid_map"):
+                with open(f"/proc/{child}/{name}", "w") as fh:
+                    fh.write(f"0 0 1\n{SANDBOX_UID} {SANDBOX_UID} 1\n")
+            os.write(block_w, b"1")
+        except OSError as exc:
+            self._fail_start(f"cannot map the sandbox's user ({exc.strerror})")
+        finally:
+            os.close(block_w)
 
     def _fail_start(self, what: str) -> None:
         detail = ""
@@ -191,25 +259,46 @@ class Sandbox:
         self.close()
         raise GradingError(f"the grading sandbox failed to start: {what}" + (f" ({detail})" if detail else ""))
 
-    def _bwrap_command(self, info_fd: int) -> list[str]:
+    def _bwrap_command(self, info_fd: int, block_fd: int) -> list[str]:
         # --as-pid-1: the zygote is the namespace's init, so clients cannot signal it and it reaps every orphan.
         cmd = ["bwrap", "--unshare-all", "--as-pid-1", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-               "--uid", "65534", "--gid", "65534", "--hostname", "sandbox", "--info-fd", str(info_fd),
-               # First: mounts apply in order, and Python may live under /tmp (a clone there, say).
-               "--tmpfs", "/tmp"]
+               "--hostname", "sandbox", "--info-fd", str(info_fd)]
+        if block_fd >= 0:  # a root judge maps the user namespace itself (see _map_user)
+            cmd += ["--unshare-user", "--userns-block-fd", str(block_fd), "--setenv", "H2C_DROP_TO", str(SANDBOX_UID)]
+            cmd += [a for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP") for a in ("--cap-add", cap)]
+        else:
+            cmd += ["--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID)]
+        size = ["--size", str(TMPFS_BYTES)] if _bwrap_sizes_tmpfs() else []
+        # First: mounts apply in order, and Python may live under /tmp (a clone there, say).
+        cmd += size + ["--tmpfs", "/tmp"]
         for d in ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin"):
             cmd += ["--ro-bind-try", d, d]
         for f in ("/etc/ld.so.cache", "/etc/localtime", "/etc/hosts", "/etc/nsswitch.conf", "/etc/passwd",
                   "/etc/group", "/etc/ssl"):
             cmd += ["--ro-bind-try", f, f]
         prefixes = {sys.base_prefix, sys.prefix, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}
+        made = {"/", "/tmp", "/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin"}
         for p in sorted(prefixes):
+            # bwrap gives the directories it creates on the way the host's modes, and Python often lives
+            # under a 0700 home (/root/.pyenv): the sandbox's user could not reach it.
+            parent = os.path.dirname(p)
+            chain = []
+            while parent not in made and not any(parent.startswith(m + "/") for m in made if m != "/"):
+                chain.append(parent)
+                parent = os.path.dirname(parent)
+            for d in reversed(chain):
+                cmd += ["--perms", "0755", "--dir", d]
+                made.add(d)
             cmd += ["--ro-bind", p, p]
-        cmd += ["--ro-bind", HERE, "/h2c", "--bind", self._scratch, "/sandbox",
-                "--proc", "/proc", "--dev", "/dev", "--chdir", "/sandbox", "--clearenv",
-                "--setenv", "H2C_SANDBOX", "full", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/sandbox",
-                "--", ]
-        return cmd
+        cmd += ["--ro-bind", HERE, "/h2c", "--bind", self._box, "/sandbox", "--proc", "/proc", "--dev", "/dev"]
+        cmd += size + ["--tmpfs", "/dev/shm"]
+        # --clearenv comes before the --setenv it would otherwise undo (options apply in order).
+        env = ["--setenv", "H2C_SANDBOX", "full", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/sandbox"]
+        drop = cmd.index("H2C_DROP_TO") - 1 if "H2C_DROP_TO" in cmd else -1
+        if drop >= 0:
+            env += cmd[drop:drop + 3]
+            del cmd[drop:drop + 3]
+        return cmd + ["--chdir", "/sandbox", "--clearenv"] + env + ["--"]
 
     def close(self) -> None:
         if self._ctrl is not None:
@@ -232,7 +321,7 @@ class Sandbox:
             self._proc = None
         if self._scratch:
             shutil.rmtree(self._scratch, ignore_errors=True)
-            self._scratch = ""
+            self._scratch = self._box = ""
 
     # -- for a grade ---------------------------------------------------------------
 
@@ -262,40 +351,38 @@ class Sandbox:
             raise GradingError(f"cannot listen inside the sandbox: {box['error']}")
         return box["sock"]
 
-    def spawn(self, source: str, limits: Limits) -> "WorkerChannel":
-        """Fork a worker for ``source`` (the text of client.py)."""
+    def spawn(self, limits: Limits) -> "WorkerChannel":
+        """Fork a worker; the client's source goes to it over its own socket (the ``load`` call)."""
         if self._ctrl is None:
             raise GradingError("the grading sandbox is gone (the client ended it)")
         self._count += 1
         name = f"g{self._count}"
-        inner_dir = f"/sandbox/{name}" if self.isolation == "full" else os.path.join(self._scratch, name)
+        inner_dir = f"/sandbox/{name}" if self.isolation == "full" else os.path.join(self._box, name)
         judge_end, worker_end = socket.socketpair()
         try:
-            send_frame(self._ctrl, {"op": "fork", "dir": inner_dir, "client": source,
+            send_frame(self._ctrl, {"op": "fork", "dir": inner_dir,
                                     "limits": [limits.memory_mb, limits.file_mb, limits.cpu_seconds,
                                                limits.max_processes]}, worker_end.fileno())
             reply = recv_frame(self._ctrl, 10)
-        except (ConnectionError, OSError, ValueError) as exc:
+            pid = int(reply["pid"])
+        except (ConnectionError, OSError, ValueError, TypeError, KeyError) as exc:
             judge_end.close()
             self.close()
             raise GradingError(f"the grading sandbox stopped answering ({exc})") from None
         finally:
             worker_end.close()
-        return WorkerChannel(self, judge_end, os.path.join(self._scratch, name), int(reply["pid"]), limits)
+        return WorkerChannel(self, judge_end, os.path.join(self._box, name), pid, limits)
 
     def sweep(self) -> None:
-        """End every process the last grade started; restart the sandbox if it does not answer."""
+        """End every process the last grade started and empty every writable place; restart if it fails."""
         if self._ctrl is None:
             return
+        clean = list(INNER_WRITABLE) if self.isolation == "full" else [self._box]
         try:
-            send_frame(self._ctrl, {"op": "sweep"})
-            recv_frame(self._ctrl, 5)
+            send_frame(self._ctrl, {"op": "sweep", "clean": clean})
+            recv_frame(self._ctrl, 10)
         except (ConnectionError, OSError, ValueError):
             self.close()  # a client killed or stopped the zygote: start afresh next time
-        if self._scratch:
-            for name in os.listdir(self._scratch):
-                if name.startswith("g"):
-                    shutil.rmtree(os.path.join(self._scratch, name), ignore_errors=True)
 
 
 def shared_sandbox(isolation: str = "auto") -> Sandbox:

@@ -104,6 +104,7 @@ def set_limits(memory_mb, file_mb, cpu_seconds, max_procs):
     lim(resource.RLIMIT_CORE, 0)
     lim(resource.RLIMIT_NOFILE, 256)
     lim(resource.RLIMIT_NPROC, max_procs)
+    lim(resource.RLIMIT_MSGQUEUE, 0)  # POSIX queues outlive their maker; the sweep could not list them
     # A write past the file limit should fail in the client, not kill the worker silently.
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
@@ -120,6 +121,8 @@ def serve(fd, client_path):
         try:
             op = msg.get("op")
             if op == "load":
+                with open(client_path, "w", encoding="utf-8") as fh:
+                    fh.write(msg["source"])
                 spec = importlib.util.spec_from_file_location("client", client_path)
                 module = importlib.util.module_from_spec(spec)
                 sys.modules["client"] = module

@@ -7,10 +7,14 @@ control socket to the judge.
 
 Control messages (frames, see ``_worker.py``) arrive on fd CTRL with the
 worker's call socket attached by SCM_RIGHTS:
-    {"op": "fork", "dir": ..., "client": source, "limits": [mem_mb, file_mb, cpu_s, procs]}
-        -> {"ok": true, "pid": N}
+    {"op": "fork", "dir": ..., "limits": [mem_mb, file_mb, cpu_s, procs]} -> {"ok": true, "pid": N}
     {"op": "wait", "pid": N} -> {"ok": true, "status": "exited with status 3"}
-    {"op": "sweep"}  -> ends what the grade started (in the sandbox: every process but init and itself)
+    {"op": "sweep", "clean": [dir, ...]}
+        -> ends what the grade started (in the sandbox: every process but init and itself), then
+           empties each dir and, in the sandbox, removes SysV IPC objects and keys, so that nothing
+           one grade wrote is there for the next
+The client's source never passes through here (the worker reads it from its own socket), so this
+process, whose memory every worker inherits, holds nothing of any grade.
 """
 
 import array
@@ -25,6 +29,36 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+
+def drop_privileges():
+    """Become the sandbox's unprivileged user before anything else runs (when the judge is root).
+
+    A root judge writes the user namespace's map itself (inside 0 -> host 0 for bwrap's own set-up,
+    65534 -> host 65534) and gives this process only CAP_SETUID, CAP_SETGID and CAP_SETPCAP. Dropping
+    every capability set and then the ids leaves a process whose host user is not root, so the kernel
+    enforces RLIMIT_NPROC on it and on every worker (it never does for root).
+    """
+    target = os.environ.get("H2C_DROP_TO")
+    if not target:
+        return
+    uid = int(target)
+    libc = ctypes.CDLL(None, use_errno=True)
+    for cap in range(64):  # the bounding set: nothing can be regained through exec
+        libc.prctl(24, cap, 0, 0, 0)  # PR_CAPBSET_DROP; fails harmlessly past the last capability
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    keep = (1 << 6) | (1 << 7)  # CAP_SETGID, CAP_SETUID: still needed for the next three calls
+    data = (ctypes.c_uint32 * 6)(keep, keep, 0, 0, 0, 0)  # effective, permitted, inheritable (x2 words)
+    if libc.capset(header, data) != 0:
+        raise OSError(ctypes.get_errno(), "capset failed")
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)  # clears the effective and permitted sets
+    if os.getuid() == 0 or os.geteuid() == 0:
+        raise SystemExit("the sandbox could not leave uid 0")
+
+
+drop_privileges()
 
 import _worker  # noqa: E402  (beside this file, imported by path on purpose)
 
@@ -135,8 +169,8 @@ def send(sock, obj):
     _worker.write_frame(sock.fileno(), obj)
 
 
-def sweep(workers):
-    """End every process a grade started, and answer only when they are gone.
+def sweep(workers, clean=()):
+    """End every process a grade started, clear what it wrote, and answer only when both are done.
 
     In the sandbox this zygote is PID 1 of its own namespace: kill(-1) reaches
     every other process there and nothing outside it, and every orphan is
@@ -172,7 +206,58 @@ def sweep(workers):
                     break
             except ChildProcessError:
                 break
+    for d in clean:
+        empty_dir(d)
+    if in_sandbox:
+        remove_ipc_objects()
     return in_sandbox
+
+
+def empty_dir(path):
+    """Remove everything inside ``path``, even what a client made hard to remove (mode 000, deep trees)."""
+    try:
+        entries = list(os.scandir(path))
+    except OSError:
+        return
+    for e in entries:
+        try:
+            if e.is_dir(follow_symlinks=False):
+                os.chmod(e.path, 0o700)
+                empty_dir(e.path)
+                os.rmdir(e.path)
+            else:
+                os.unlink(e.path)
+        except (OSError, RecursionError):
+            pass
+
+
+IPC_RMID = 0
+KEYCTL_CLEAR = 7
+KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -4, -5
+SYS_KEYCTL = {"x86_64": 250, "aarch64": 219, "i686": 288, "armv7l": 311}.get(os.uname().machine)
+
+
+def remove_ipc_objects():
+    """What outlives a process in the sandbox's IPC namespace and user: SysV objects and user keyrings.
+
+    (POSIX message queues cannot be made at all: a worker's RLIMIT_MSGQUEUE is 0.)
+    """
+    libc = ctypes.CDLL(None, use_errno=True)
+    for kind, remove in (("shm", lambda i: libc.shmctl(i, IPC_RMID, None)),
+                         ("sem", lambda i: libc.semctl(i, 0, IPC_RMID)),
+                         ("msg", lambda i: libc.msgctl(i, IPC_RMID, None))):
+        try:
+            with open(f"/proc/sysvipc/{kind}") as fh:
+                rows = fh.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if len(fields) > 1 and fields[1].isdigit():
+                remove(int(fields[1]))
+    if SYS_KEYCTL is not None:
+        for ring in (KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING):
+            libc.syscall(SYS_KEYCTL, KEYCTL_CLEAR, ring)
 
 
 def _alarm(signum, frame):
@@ -209,20 +294,20 @@ def run_worker(msg, fd):
     work = msg["dir"]
     os.makedirs(work, exist_ok=True)
     os.chdir(work)
-    path = os.path.join(work, "client.py")
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(msg["client"])
     out = os.open(os.path.join(work, "output.log"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(out, 1)
     os.dup2(out, 2)
     os.close(out)
+    # Only standard streams and the call socket: nothing the zygote holds reaches client code.
+    os.closerange(3, fd)
+    os.closerange(fd + 1, 1 << 16)
     os.environ.clear()
     # A certificate directory is read lazily, where a bundle file costs every new httpx.Client about 15 ms;
     # nothing in the sandbox can reach a TLS server anyway.
     os.environ.update({"HOME": work, "TMPDIR": work, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
                        "SSL_CERT_DIR": "/etc/ssl/certs"})
     _worker.set_limits(*msg["limits"])
-    _worker.serve(fd, path)
+    _worker.serve(fd, os.path.join(work, "client.py"))
 
 
 def fork_worker(ctrl, msg, fd):
@@ -264,7 +349,7 @@ def main():
         elif op == "sweep":
             if fd is not None:
                 os.close(fd)
-            send(ctrl, {"ok": True, "whole_sandbox": sweep(workers)})
+            send(ctrl, {"ok": True, "whole_sandbox": sweep(workers, msg.get("clean", ()))})
         else:
             send(ctrl, {"ok": False, "error": f"unknown op {op!r}"})
 
