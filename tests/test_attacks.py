@@ -117,6 +117,15 @@ def test_attack_scores_zero_and_leaves_nothing(name, task, sandbox, tmp_path, ho
         assert "signalled: [1, 1]" in errors and sandbox._proc is not None and sandbox._proc.poll() is None
     if name == "memory_bomb.py":
         assert "MemoryError" in errors or "killed" in errors
+    if name == "malformed_reply.py":
+        assert all("malformed reply from the client process" in t.error for t in result.tests), errors
+    if name == "leave_a_note.py":
+        assert "notes found: []" in errors
+    if name == "count_forks.py":
+        counts = [int(x.split("]")[0].split(" ")[0]) for x in errors.split("children started: ")[1:]]
+        assert counts and max(counts) < LIMITS.max_processes, counts
+    if name == "huge_bodies.py":
+        assert "statuses: ['413'" in errors
 
     # Nothing left behind: no process, no scratch, no changed file; and the grader still grades.
     assert _stray_processes() == []
@@ -161,3 +170,89 @@ def test_hard_coded_answers_from_the_recording_earn_nothing(task, sandbox, tmp_p
         "    def update_invoice(self, invoice_id, **c):\n        return dict(self.get_invoice(invoice_id), **c)\n"
         "    def delete_invoice(self, invoice_id):\n        return None\n")
     assert grade(task, str(path), sandbox=sandbox, isolation="full").pass_rate == 0.0
+
+
+@pytest.mark.parametrize("mode", range(8), ids=["deep", "error_is_text", "ok_is_text", "id_is_text", "mro_is_text",
+                                                "error_fields_wrong", "not_an_object", "value_too_deep"])
+def test_a_malformed_reply_fails_its_test_and_the_grade_goes_on(mode, task, sandbox, tmp_path):
+    result = grade(task, _attack("malformed_reply.py", tmp_path, MODE=mode), sandbox=sandbox, limits=LIMITS,
+                   isolation="full")
+    assert result.error is None and result.total >= 7
+    assert all(not t.passed and "malformed reply from the client process" in t.error for t in result.tests), \
+        [t.error for t in result.tests]
+    assert _stray_processes() == []
+
+
+def test_a_malformed_reply_stops_neither_the_command_nor_a_batch(task, tierb_tasks, tmp_path):
+    import json
+
+    from conftest import run_cli
+
+    client = _attack("malformed_reply.py", tmp_path, MODE=1)
+    out = run_cli("grade", task, client, "--json", "--isolation", "full")
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    row = json.loads(out.stdout)
+    assert row["pass_rate"] == 0.0 and "malformed reply" in row["tests"][0]["error"]
+
+    with open(client) as fh:
+        bad = fh.read()
+    preds = tmp_path / "preds.jsonl"
+    second = tierb_tasks[1]
+    preds.write_text(json.dumps({"task_id": os.path.basename(task), "model": "m", "code": bad}) + "\n" +
+                     json.dumps({"task_id": os.path.basename(second), "model": "m",
+                                 "code": baseline_source("reference", second)}) + "\n")
+    tasks_dir = tmp_path / "tasks"
+    tasks_dir.mkdir()
+    for t in (task, second):
+        os.symlink(t, tasks_dir / os.path.basename(t))
+    out = run_cli("grade-all", str(tasks_dir), "--predictions", str(preds), "--out", str(tmp_path / "r.jsonl"),
+                  "--isolation", "full")
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    rows = {r["task_id"]: r for r in map(json.loads, (tmp_path / "r.jsonl").read_text().splitlines())}
+    assert rows[os.path.basename(task)]["pass_rate"] == 0.0 and rows[os.path.basename(second)]["pass_rate"] == 1.0
+
+
+def test_nothing_one_grade_leaves_reaches_the_next(task, sandbox, tmp_path):
+    """Files in every writable place, SysV IPC, the user keyring, the client's source in memory, descriptors."""
+    secret = "H2C" + "-NOTE-" + os.urandom(6).hex()
+    first = tmp_path / "first"
+    first.mkdir()
+    grade(task, _attack("leave_a_note.py", first, SECRET=repr(secret)), sandbox=sandbox, limits=LIMITS,
+          isolation="full")
+    result = grade(task, _attack("leave_a_note.py", tmp_path), sandbox=sandbox, limits=LIMITS, isolation="full")
+    errors = _errors(result)
+    assert "notes found: []" in errors, errors
+    fds = errors.split("open fds: ", 1)[1].split("]", 1)[0]
+    assert len(fds.split(",")) == 5, fds  # stdin, stdout, stderr, the call socket, and the one listing them
+
+
+def test_the_process_limit_binds_and_a_fork_bomb_ends_quickly(task, sandbox, tmp_path):
+    result = grade(task, _attack("count_forks.py", tmp_path), sandbox=sandbox, limits=LIMITS, isolation="full")
+    counts = [int(x.split(";")[0].split()[0]) for x in _errors(result).split("children started: ")[1:]]
+    assert counts and max(counts) < LIMITS.max_processes, counts
+    bomb = grade(task, _attack("fork_bomb.py", tmp_path), sandbox=sandbox, limits=LIMITS, isolation="full")
+    assert bomb.pass_rate == 0.0 and _stray_processes() == []
+    assert all("timed out" not in (t.error or "") for t in bomb.tests), [t.error for t in bomb.tests]
+
+
+JUDGE_MEMORY = """
+import resource, sys
+from har2client.grading import Limits, grade
+grade(sys.argv[1], sys.argv[2], limits=Limits(call_seconds=5, task_seconds=60), isolation="full")
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def test_huge_requests_leave_the_judges_memory_bounded(task, tmp_path):
+    import subprocess
+    import sys
+
+    def peak_kb(client):
+        out = subprocess.run([sys.executable, "-c", JUDGE_MEMORY, task, client], capture_output=True, text=True,
+                             timeout=120)
+        assert out.returncode == 0, out.stderr
+        return int(out.stdout.split()[-1])
+
+    honest = peak_kb(os.path.join(task, "hidden", "reference_client.py"))
+    flooding = peak_kb(_attack("huge_bodies.py", tmp_path))
+    assert flooding - honest < 100 * 1024, (honest, flooding)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-GRADER_VERSION = "0.1.0"
+# Changes when a rule that decides scores changes (0.2.0: two time-outs in a row end a grade).
+GRADER_VERSION = "0.2.0"
 
 
 @dataclass

@@ -62,8 +62,10 @@ def bwrap_available() -> str | None:
     exe = shutil.which("bwrap")
     if exe is None:
         return "bubblewrap (bwrap) is not installed"
-    probe = subprocess.run([exe, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc",
-                            "--dev", "/dev", "--", "true"], capture_output=True, text=True, timeout=20)
+    # --as-pid-1: without it bwrap's own init outlives the outer bwrap and is left a zombie of PID 1.
+    probe = subprocess.run([exe, "--unshare-all", "--as-pid-1", "--die-with-parent", "--ro-bind", "/", "/",
+                            "--proc", "/proc", "--dev", "/dev", "--", "true"], capture_output=True, text=True,
+                            timeout=20)
     if probe.returncode != 0:
         return f"bwrap cannot create namespaces here: {probe.stderr.strip()[:200]}"
     return None
@@ -268,7 +270,8 @@ class Sandbox:
             cmd += [a for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP") for a in ("--cap-add", cap)]
         else:
             cmd += ["--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID)]
-        size = ["--size", str(TMPFS_BYTES)] if _bwrap_sizes_tmpfs() else []
+        # 1777 as on any system: the sandbox's user may write there (and the sweep empties both).
+        size = ["--perms", "1777", "--size", str(TMPFS_BYTES)] if _bwrap_sizes_tmpfs() else []
         # First: mounts apply in order, and Python may live under /tmp (a clone there, say).
         cmd += size + ["--tmpfs", "/tmp"]
         for d in ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin"):

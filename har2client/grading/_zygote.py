@@ -140,6 +140,7 @@ gc.collect()
 gc.freeze()
 
 PR_SET_DUMPABLE = 4
+PR_SET_CHILD_SUBREAPER = 36
 
 
 def recv_with_fd(sock):
@@ -183,11 +184,12 @@ def sweep(workers, clean=()):
         except ProcessLookupError:
             pass
     else:
-        for pid in workers:  # partial isolation: the process groups we started (escapees survive)
+        for pid in workers:  # partial isolation: the process groups we started
             try:
                 os.killpg(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+        reap_orphans()
     workers.clear()
     if in_sandbox:
         # Every process here is ours and SIGKILLed: block until the last is reaped (bounded by an alarm).
@@ -199,13 +201,6 @@ def sweep(workers, clean=()):
             pass
         finally:
             signal.alarm(0)
-    else:
-        while True:  # outside the sandbox other children of ours may legitimately live on
-            try:
-                if os.waitpid(-1, os.WNOHANG)[0] == 0:
-                    break
-            except ChildProcessError:
-                break
     for d in clean:
         empty_dir(d)
     if in_sandbox:
@@ -258,6 +253,46 @@ def remove_ipc_objects():
     if SYS_KEYCTL is not None:
         for ring in (KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING):
             libc.syscall(SYS_KEYCTL, KEYCTL_CLEAR, ring)
+
+
+def reap_orphans(seconds=3.0):
+    """Partial isolation: kill and reap every child, orphans of workers included (we are their subreaper).
+
+    Repeated until none is left, since a dying process's own children are re-parented here meanwhile.
+    """
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        kids = children()
+        if not kids:
+            return
+        for pid in kids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        reaped = False
+        while True:
+            try:
+                done = os.waitpid(-1, os.WNOHANG)[0]
+            except ChildProcessError:
+                return
+            if done == 0:
+                break
+            reaped = True
+        if not reaped:
+            time.sleep(0.001)
+
+
+def children():
+    """This process's children now (every process here is one of them, orphans included)."""
+    pids = []
+    try:
+        for tid in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{tid}/children") as fh:
+                pids += [int(p) for p in fh.read().split()]
+    except OSError:
+        pass
+    return pids
 
 
 def _alarm(signum, frame):
@@ -330,6 +365,10 @@ def main():
         ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # no ptrace or /proc/PID/mem from workers
     except (OSError, AttributeError):
         pass
+    if os.getpid() != 1:
+        # Partial isolation: orphans of workers come here rather than to the host's PID 1, which may
+        # never reap them; the sweep ends and reaps them.
+        ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.signal(signal.SIGALRM, _alarm)
     workers = set()
