@@ -1,15 +1,21 @@
 """HAR2Client: write an API client from recorded traffic, graded by hidden tests.
 
-The public API, re-exported here; everything in a ``_module`` is private.
+The public API, re-exported here; everything in a ``_module`` is private. Names
+load their module on first use, so importing the package costs almost nothing.
 """
 
+from typing import TYPE_CHECKING
+
 from ._errors import ClientFileError, GradingError, Har2ClientError, HarError, SpecError, TaskError
-from .agents import baseline_source, reference_source, replay_source
-from .api import ApiSpec, Instance, Switches, create_app, serve
-from .grading import GradeResult, GradingPool, HiddenTest, Limits, Sandbox, TestResult, grade
-from .har import Recording, read_har, render_compact, write_har
-from .tasks import Task, load_task
-from .tierb import build_tierb, tierb_configs
+from ._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .agents import baseline_source, reference_source, replay_source
+    from .api import ApiSpec, Instance, Switches, create_app, serve
+    from .grading import GradeResult, GradingPool, HiddenTest, Limits, Sandbox, TestResult, grade
+    from .har import Recording, read_har, render_compact, write_har
+    from .tasks import Task, load_task
+    from .tierb import build_tierb, tierb_configs
 
 __version__ = "0.1.0"
 
@@ -19,3 +25,13 @@ __all__ = [
     "TestResult", "__version__", "baseline_source", "build_tierb", "create_app", "grade", "load_task",
     "read_har", "reference_source", "render_compact", "replay_source", "serve", "tierb_configs", "write_har",
 ]
+
+__getattr__ = lazy_exports(__name__, {
+    **dict.fromkeys(("baseline_source", "reference_source", "replay_source"), ".agents"),
+    **dict.fromkeys(("ApiSpec", "Instance", "Switches", "create_app", "serve"), ".api"),
+    **dict.fromkeys(("GradeResult", "GradingPool", "HiddenTest", "Limits", "Sandbox", "TestResult", "grade"),
+                    ".grading"),
+    **dict.fromkeys(("Recording", "read_har", "render_compact", "write_har"), ".har"),
+    **dict.fromkeys(("Task", "load_task"), ".tasks"),
+    **dict.fromkeys(("build_tierb", "tierb_configs"), ".tierb"),
+})

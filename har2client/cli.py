@@ -168,11 +168,16 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 
 def _cmd_grade(args: argparse.Namespace) -> int:
-    from .grading import Limits, grade
+    from .grading._sandbox import shared_sandbox
     from .hub import resolve_task
+
+    path = resolve_task(args.task, args.source)
+    # The sandbox starts in another process while this one imports the fake servers and loads the task.
+    box = shared_sandbox(args.isolation, wait=False) if os.path.isdir(path) else None
+    from .grading import Limits, grade
     from .tasks import load_task
 
-    task = load_task(resolve_task(args.task, args.source))
+    task = load_task(path)
     g = task.grading
     limits = Limits(call_seconds=args.call_timeout or float(g.get("call_seconds", 10)),
                     task_seconds=args.task_timeout or float(g.get("task_seconds", 120)))
@@ -185,7 +190,8 @@ def _cmd_grade(args: argparse.Namespace) -> int:
         if not args.json:
             print(_test_line(t), flush=True)
 
-    result = grade(task, args.client, seed=args.seed, limits=limits, progress=progress, isolation=args.isolation)
+    result = grade(task, args.client, seed=args.seed, limits=limits, progress=progress, isolation=args.isolation,
+                   sandbox=box)
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
@@ -202,12 +208,15 @@ def _cmd_grade(args: argparse.Namespace) -> int:
 
 
 def _cmd_grade_all(args: argparse.Namespace) -> int:
-    from .grading._batch import grade_all, plan_jobs, progress_printer, render_summary, summarize
-    from .grading._sandbox import remove_orphaned_scratch, scratch_prefix
+    from .grading._sandbox import remove_orphaned_scratch, scratch_prefix, shared_sandbox
 
     if args.workers < 1:
         raise Har2ClientError("--workers must be at least 1")
     remove_orphaned_scratch()
+    if args.workers == 1:  # grades run here: the sandbox starts while the judge's modules load
+        shared_sandbox(args.isolation, wait=False)
+    from .grading._batch import grade_all, plan_jobs, progress_printer, render_summary, summarize
+
     with tempfile.TemporaryDirectory(prefix=scratch_prefix("batch")) as scratch:  # generated client files
         jobs = plan_jobs(args.tasks_dir, clients=args.clients, predictions=args.predictions,
                          baseline=args.baseline, scratch=scratch)

@@ -129,8 +129,8 @@ def test_attack_scores_zero_and_leaves_nothing(name, task, sandbox, tmp_path, ho
 
     # Nothing left behind: no process, no scratch, no changed file; and the grader still grades.
     assert _stray_processes() == []
-    if sandbox._scratch:  # a client that kills the zygote ends the sandbox; the next grade starts a new one
-        assert [n for n in os.listdir(sandbox._scratch) if n.startswith("g")] == []
+    if sandbox._box:  # a client that kills the zygote ends the sandbox; the next grade starts a new one
+        assert os.listdir(sandbox._box) == []  # the sandbox's /sandbox: emptied after every grade
     after = _digest([p for p in before])
     assert after == before
     reference = grade(task, os.path.join(task, "hidden", "reference_client.py"), sandbox=sandbox, isolation="full")

@@ -144,7 +144,7 @@ def _grade_job(job: Job, isolation: str) -> dict[str, Any]:
     return result
 
 
-def _start_worker(isolation: str, counter: Any, pin: bool) -> None:
+def _start_worker(isolation: str, counter: Any, pin: bool, barrier: Any) -> None:
     """Set up one pool process: its own core when there are enough, and a running sandbox."""
     from ._sandbox import shared_sandbox
 
@@ -156,13 +156,18 @@ def _start_worker(isolation: str, counter: Any, pin: bool) -> None:
         # kept on one core, with its sandbox, it stays cache-hot and never migrates.
         cores = sorted(os.sched_getaffinity(0))
         os.sched_setaffinity(0, {cores[index % len(cores)]})
+    global _barrier
+    _barrier = barrier
     box = shared_sandbox(isolation)
     # Pool processes leave through os._exit, which skips atexit; multiprocessing's finalizers still run.
     Finalize(None, box.close, exitpriority=10)
 
 
-def _ready(seconds: float) -> int:
-    time.sleep(seconds)  # hold this process, so the next warm-up call reaches another one
+_barrier: Any = None  # the pool's start barrier, inherited by each worker (it cannot be pickled into a call)
+
+
+def _ready() -> int:
+    _barrier.wait(timeout=60)  # held until every worker holds one: each call lands on its own process
     return os.getpid()
 
 
@@ -178,9 +183,10 @@ class GradingPool:
         self.isolation = isolation
         ctx = get_context("fork")
         pin = workers <= len(os.sched_getaffinity(0))
+        barrier = ctx.Barrier(workers)
         self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_start_worker,
-                                         initargs=(isolation, ctx.Value("i", 0), pin))
-        pids = {f.result() for f in [self._pool.submit(_ready, 0.2) for _ in range(workers)]}
+                                         initargs=(isolation, ctx.Value("i", 0), pin, barrier))
+        pids = {f.result() for f in [self._pool.submit(_ready) for _ in range(workers)]}
         if len(pids) != workers:
             raise Har2ClientError(f"the grading pool started {len(pids)} of {workers} workers")
 

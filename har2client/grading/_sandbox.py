@@ -126,6 +126,7 @@ class Sandbox:
         self._scratch = ""  # the judge's: zygote.err, and box/ (the sandbox's /sandbox)
         self._box = ""
         self._count = 0
+        self._ready = False
         _ALL.add(self)
 
     def _forget(self) -> None:
@@ -139,28 +140,45 @@ class Sandbox:
 
     # -- life -----------------------------------------------------------------
 
-    def ensure(self) -> None:
+    def start(self) -> None:
+        """Launch the zygote without waiting for it: a caller can prepare the grade meanwhile."""
         if self._proc is not None and self._proc.poll() is None:
             return
         self.close()
-        if self.requested != "partial":
-            # Starting is the test: a separate probe would cost a second bwrap on every one-shot grade.
-            reason = "bubblewrap (bwrap) is not installed" if shutil.which("bwrap") is None else None
-            if reason is None:
-                try:
-                    self._start_as("full")
-                    return
-                except (GradingError, OSError) as exc:
-                    reason = str(exc).replace("the grading sandbox failed to start: ", "bwrap failed: ")
-            if self.requested == "full":
-                raise GradingError(f"full isolation was asked for, but {reason}")
-        else:
-            reason = "partial isolation was asked for"
-        self._start_as("partial")
-        self.why_partial = reason
+        self._ready = False
+        if self.requested == "partial":
+            self._launch_as("partial", "partial isolation was asked for")
+            return
+        # Starting is the test: a separate probe would cost a second bwrap on every one-shot grade.
+        try:
+            if shutil.which("bwrap") is None:
+                raise GradingError("bubblewrap (bwrap) is not installed")
+            self._launch_as("full", None)
+        except (GradingError, OSError) as exc:
+            self._launch_as("partial", self._why_not_full(exc))
 
-    def _start_as(self, isolation: str) -> None:
-        self.isolation, self.why_partial = isolation, None
+    def ensure(self) -> None:
+        """A running sandbox, ready for a grade: started (or restarted) if need be."""
+        self.start()
+        if self._ready:
+            return
+        try:
+            self._await_ready()
+        except GradingError as exc:
+            if self.isolation != "full":
+                raise
+            self._launch_as("partial", self._why_not_full(exc))
+            self._await_ready()
+
+    def _why_not_full(self, exc: BaseException) -> str:
+        reason = str(exc).replace("the grading sandbox failed to start: ", "bwrap failed: ")
+        if self.requested == "full":
+            raise GradingError(f"full isolation was asked for, but {reason}")
+        return reason
+
+    def _launch_as(self, isolation: str, why_partial: str | None) -> None:
+        self.close()
+        self.isolation, self.why_partial, self._ready = isolation, why_partial, False
         try:
             self._start()
         except GradingError:
@@ -168,6 +186,16 @@ class Sandbox:
         except BaseException:
             self.close()  # never leave a half-started zygote or its scratch directory behind
             raise
+
+    def _await_ready(self) -> None:
+        assert self._ctrl is not None
+        try:
+            hello = recv_frame(self._ctrl, 20)
+        except (ConnectionError, OSError, ValueError):
+            hello = None
+        if not isinstance(hello, dict) or not hello.get("ready"):
+            self._fail_start("the zygote did not start")
+        self._ready = True
 
     def _start(self) -> None:
         remove_orphaned_scratch()
@@ -215,12 +243,6 @@ class Sandbox:
             if as_root:
                 self._map_user(int(info["child-pid"]), block_w)
             self._netns_fd = os.open(f"/proc/{info['child-pid']}/ns/net", os.O_RDONLY)
-        try:
-            hello = recv_frame(self._ctrl, 20)
-        except (ConnectionError, OSError, ValueError):
-            self._fail_start("the zygote did not start")
-        if not hello.get("ready"):
-            self._fail_start("the zygote did not start")
 
     @staticmethod
     def _read_info(fd: int) -> dict[str, Any]:
@@ -388,8 +410,10 @@ class Sandbox:
             self.close()  # a client killed or stopped the zygote: start afresh next time
 
 
-def shared_sandbox(isolation: str = "auto") -> Sandbox:
+def shared_sandbox(isolation: str = "auto", wait: bool = True) -> Sandbox:
     """This thread's sandbox for ``isolation``, started on first use and after any failure.
+
+    With ``wait=False`` it is only launched; the first grade waits for it to be ready.
 
     One per thread, because a sandbox serves one grade at a time: threads that
     grade in parallel each get their own zygote and network namespace.
@@ -401,5 +425,8 @@ def shared_sandbox(isolation: str = "auto") -> Sandbox:
     if box is None:
         box = boxes[isolation] = Sandbox(isolation)
         atexit.register(box.close)
-    box.ensure()
+    if wait:
+        box.ensure()
+    else:
+        box.start()
     return box

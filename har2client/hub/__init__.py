@@ -1,6 +1,19 @@
-"""The tasks on the Hugging Face Hub: dataset build, publish, pull."""
+"""The tasks on the Hugging Face Hub: dataset build, publish, pull.
 
-from ._dataset import build_dataset, find_row, restore_task
-from ._hub import SOURCE_ENV, publish, pull, resolve_task
+Names load on first use: resolving a task directory must not import Parquet.
+"""
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ._dataset import build_dataset, find_row, restore_task
+    from ._hub import SOURCE_ENV, publish, pull, resolve_task
 
 __all__ = ["SOURCE_ENV", "build_dataset", "find_row", "publish", "pull", "resolve_task", "restore_task"]
+
+__getattr__ = lazy_exports(__name__, {
+    **dict.fromkeys(("build_dataset", "find_row", "restore_task"), "._dataset"),
+    **dict.fromkeys(("SOURCE_ENV", "publish", "pull", "resolve_task"), "._hub"),
+})

@@ -12,7 +12,6 @@ import os
 from typing import Any
 
 from .._errors import Har2ClientError
-from ._dataset import dataset_folders, restore_task
 
 SOURCE_ENV = "HAR2CLIENT_SOURCE"
 
@@ -28,6 +27,8 @@ def _files(folder: str) -> list[tuple[str, int]]:
 
 def publish(folder: str, repo: str, hidden_repo: str, *, dry_run: bool = False, token: str | None = None) -> list[str]:
     """Upload ``folder/public`` to ``repo`` and ``folder/hidden`` to the gated ``hidden_repo``; return a report."""
+    from ._dataset import dataset_folders
+
     public, hidden = dataset_folders(folder)
     for d in (public, hidden):
         if not os.path.isdir(d):
@@ -76,6 +77,8 @@ def _cache_root() -> str:
 
 def pull(task_id: str, source: str | None = None, hidden_source: str | None = None) -> str:
     """The directory of ``task_id``'s visible and hidden files, fetched from ``source`` into the cache."""
+    from ._dataset import dataset_folders, restore_task  # Parquet: only when a task is really pulled
+
     source = source or os.environ.get(SOURCE_ENV)
     if not source:
         raise Har2ClientError(f"where from? pass --source ORG/NAME or a dataset folder, or set {SOURCE_ENV}")
