@@ -128,6 +128,7 @@ def test_attack_scores_zero_and_leaves_nothing(name, task, sandbox, tmp_path, ho
         assert "statuses: ['413'" in errors
 
     # Nothing left behind: no process, no scratch, no changed file; and the grader still grades.
+    sandbox.settle()  # the grade's sweep finishes before the sandbox is used again; wait for it here
     assert _stray_processes() == []
     if sandbox._box:  # a client that kills the zygote ends the sandbox; the next grade starts a new one
         assert os.listdir(sandbox._box) == []  # the sandbox's /sandbox: emptied after every grade
@@ -180,6 +181,7 @@ def test_a_malformed_reply_fails_its_test_and_the_grade_goes_on(mode, task, sand
     assert result.error is None and result.total >= 7
     assert all(not t.passed and "malformed reply from the client process" in t.error for t in result.tests), \
         [t.error for t in result.tests]
+    sandbox.settle()
     assert _stray_processes() == []
 
 
@@ -231,6 +233,7 @@ def test_the_process_limit_binds_and_a_fork_bomb_ends_quickly(task, sandbox, tmp
     counts = [int(x.split(";")[0].split()[0]) for x in _errors(result).split("children started: ")[1:]]
     assert counts and max(counts) < LIMITS.max_processes, counts
     bomb = grade(task, _attack("fork_bomb.py", tmp_path), sandbox=sandbox, limits=LIMITS, isolation="full")
+    sandbox.settle()
     assert bomb.pass_rate == 0.0 and _stray_processes() == []
     assert all("timed out" not in (t.error or "") for t in bomb.tests), [t.error for t in bomb.tests]
 

@@ -224,6 +224,7 @@ def test_partial_isolation_ends_what_a_client_started_orphans_included_and_leave
     box = Sandbox("partial")
     try:
         grade(tierb_tasks[0], str(tmp_path / "client.py"), sandbox=box)
+        box.settle()
         assert _processes(marker) == []
     finally:
         box.close()

@@ -150,6 +150,7 @@ class WorkerChannel:
     def _exit_status(self) -> str:
         # The zygote is the worker's parent; it tells us how it ended when it reaps it.
         try:
+            self.sandbox.settle()
             assert self.sandbox._ctrl is not None
             send_frame(self.sandbox._ctrl, {"op": "wait", "pid": self.pid})
             reply = recv_frame(self.sandbox._ctrl, 3)

@@ -99,10 +99,10 @@ def grade(task: Task | str, client_path: str, *, seed: int | None = None, limits
                     break
             outcome, lost = _run_one(test, worker, world, instance, kwargs, class_name, limits, started, grading_seed)
             timeouts = timeouts + 1 if lost == "timeout" else 0
-            if lost:  # the next test gets a fresh worker
+            if lost:  # the next test gets a fresh worker (spawning waits for the sweep to finish)
                 worker.close()
                 worker = None
-                box.sweep()
+                box.sweep(wait=False)
             results.append(outcome)
             if progress:
                 progress(outcome)
@@ -111,7 +111,7 @@ def grade(task: Task | str, client_path: str, *, seed: int | None = None, limits
     finally:
         if worker is not None:
             worker.close()
-        box.sweep()
+        box.sweep(wait=False)  # finished while the caller moves on; the next use of the box waits for it
         server.close()
     return finish(fatal)
 

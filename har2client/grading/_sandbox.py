@@ -127,6 +127,7 @@ class Sandbox:
         self._box = ""
         self._count = 0
         self._ready = False
+        self._sweeping = False  # a sweep was sent and its answer not yet read (see sweep)
         _ALL.add(self)
 
     def _forget(self) -> None:
@@ -326,6 +327,7 @@ class Sandbox:
         return cmd + ["--chdir", "/sandbox", "--clearenv"] + env + ["--"]
 
     def close(self) -> None:
+        self._sweeping = False  # the zygote ends with its control socket, and every process with it
         if self._ctrl is not None:
             self._ctrl.close()
             self._ctrl = None
@@ -378,6 +380,7 @@ class Sandbox:
 
     def spawn(self, limits: Limits) -> "WorkerChannel":
         """Fork a worker; the client's source goes to it over its own socket (the ``load`` call)."""
+        self.settle()
         if self._ctrl is None:
             raise GradingError("the grading sandbox is gone (the client ended it)")
         self._count += 1
@@ -398,16 +401,34 @@ class Sandbox:
             worker_end.close()
         return WorkerChannel(self, judge_end, os.path.join(self._box, name), pid, limits)
 
-    def sweep(self) -> None:
-        """End every process the last grade started and empty every writable place; restart if it fails."""
+    def sweep(self, wait: bool = True) -> None:
+        """End every process the last grade started and empty every writable place; restart if it fails.
+
+        The zygote kills at once; with ``wait=False`` reaping and emptying finish while the caller
+        prepares its next grade, and every later use of the sandbox (:meth:`settle`) waits for them.
+        """
         if self._ctrl is None:
             return
+        self.settle()
         clean = list(INNER_WRITABLE) if self.isolation == "full" else [self._box]
         try:
             send_frame(self._ctrl, {"op": "sweep", "clean": clean})
-            recv_frame(self._ctrl, 10)
         except (ConnectionError, OSError, ValueError):
             self.close()  # a client killed or stopped the zygote: start afresh next time
+            return
+        self._sweeping = True
+        if wait:
+            self.settle()
+
+    def settle(self) -> None:
+        """Wait for a sweep under way: afterwards nothing of an earlier grade is left in the sandbox."""
+        if not self._sweeping or self._ctrl is None:
+            return
+        self._sweeping = False
+        try:
+            recv_frame(self._ctrl, 10)
+        except (ConnectionError, OSError, ValueError):
+            self.close()
 
 
 def shared_sandbox(isolation: str = "auto", wait: bool = True) -> Sandbox:
