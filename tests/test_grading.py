@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import statistics
 from concurrent.futures import ThreadPoolExecutor
 
@@ -229,3 +230,17 @@ def test_partial_isolation_ends_what_a_client_started_orphans_included_and_leave
     finally:
         box.close()
     assert set(_zombies_of(os.getpid())) - before == set()
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+def test_asking_whether_bubblewrap_works_leaves_no_zombie():
+    from har2client.grading._sandbox import bwrap_available
+
+    def bwrap_zombies():
+        return [pid for pid in _zombies_of(1) + _zombies_of(os.getpid())
+                if open(f"/proc/{pid}/comm").read().strip() == "bwrap"]
+
+    before = set(bwrap_zombies())
+    for _ in range(3):
+        bwrap_available.__wrapped__()  # the probe itself, not its cached answer
+    assert set(bwrap_zombies()) - before == set()
