@@ -57,7 +57,7 @@ def _parser() -> argparse.ArgumentParser:
     bt.add_argument("--limit", type=int, default=None, help="build only the first N tasks")
     bt.add_argument("--configs", default=None, help="also write the task configurations as JSONL here")
 
-    ba = bsub.add_parser("tiera", help="the Tier A tasks (real public APIs from tierA_specs/)")
+    ba = bsub.add_parser("tiera", help="the Tier A tasks (real public APIs, har2client/tiera/specs/)")
     ba.add_argument("--out", required=True, help="directory to write tiera_NN_api/ task directories into")
     ba.add_argument("--seed", type=int, default=1, help="build seed (default: %(default)s)")
 
@@ -88,6 +88,8 @@ def _parser() -> argparse.ArgumentParser:
     db.add_argument("--secret-seed", type=int, default=None,
                     help="seed of the test split; keep it private (default: $HAR2CLIENT_SECRET_SEED)")
     db.add_argument("--train", type=int, default=0, help="train tasks per config, from public seeds (default: 0)")
+    db.add_argument("--overwrite", action="store_true",
+                    help="replace an earlier dataset build in OUT (refused otherwise: it may hold another secret seed)")
 
     pb = sub.add_parser("publish", help="upload the dataset folders to the Hugging Face Hub",
                         description="Upload FOLDER to --repo and FOLDER-hidden to --hidden-repo, which is made "
@@ -126,13 +128,18 @@ def _parser() -> argparse.ArgumentParser:
                         description="reference: the task's own client (scores 1.000). replay: a client that "
                                     "re-sends the recorded requests (what copying the recording gives).")
     bl.add_argument("kind", choices=("reference", "replay"))
-    bl.add_argument("task", help="task directory")
+    bl.add_argument("task", help="task directory, or a task id (pulled earlier, or from --source)")
     bl.add_argument("-o", "--out", default=None, help="file to write (default: standard output)")
+    bl.add_argument("--source", default=None,
+                    help="where a task id is pulled from: ORG/NAME or a dataset folder (default: $HAR2CLIENT_SOURCE)")
 
     r = sub.add_parser("render", help="print a recording as compact text for a prompt",
-                       description="Read a HAR file (or a task directory's recording.har), check it, and print "
-                                   "the compact text rendering models are shown.")
-    r.add_argument("path", help="a .har file or a task directory")
+                       description="Read a HAR file, check it, and print the compact text rendering models are "
+                                   "shown. For a task (a directory or a task id), every recording it shows a "
+                                   "model: recording.har and, where the task has one, recording_evidence.har.")
+    r.add_argument("path", help="a .har file, a task directory, or a task id")
+    r.add_argument("--source", default=None,
+                   help="where a task id is pulled from: ORG/NAME or a dataset folder (default: $HAR2CLIENT_SOURCE)")
     return p
 
 
@@ -195,8 +202,12 @@ def _cmd_grade(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
+        unrun = [t.name for t in result.tests[printed:] if t.error == "not run"]
         for t in result.tests[printed:]:  # tests that never ran: the client could not load, or time ran out
-            print(_test_line(t))
+            if t.error != "not run":
+                print(_test_line(t))
+        if unrun:  # why is said once, below
+            print(f"NOT RUN  {len(unrun)} tests: {', '.join(unrun)}")
         for w in result.warnings:
             print(f"warning: {w}", file=sys.stderr)
         if result.error:
@@ -234,8 +245,10 @@ def _cmd_grade_all(args: argparse.Namespace) -> int:
 def _cmd_dataset(args: argparse.Namespace) -> int:
     from .hub import build_dataset
 
+    if args.train < 0:
+        raise Har2ClientError("--train must be 0 or more")
     counts = build_dataset(args.out, secret=args.secret_seed, train=args.train, task_dirs=args.tasks,
-                           progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+                           progress=lambda msg: print(msg, file=sys.stderr, flush=True), overwrite=args.overwrite)
     print(f"public: {args.out}  hidden: {os.path.normpath(args.out)}-hidden  ("
           + ", ".join(f"{c} {s} {n}" for (c, s), n in sorted(counts.items())) + ")")
     return 0
@@ -261,8 +274,10 @@ def _test_line(t: "TestResult") -> str:
 
 def _cmd_baseline(args: argparse.Namespace) -> int:
     from .agents import baseline_source
+    from .hub import resolve_task
+    from .tasks import load_task
 
-    source = baseline_source(args.kind, args.task)
+    source = baseline_source(args.kind, load_task(resolve_task(args.task, args.source)))
     if args.out:
         with open(args.out, "w", encoding="utf-8") as fh:
             fh.write(source)
@@ -274,9 +289,21 @@ def _cmd_baseline(args: argparse.Namespace) -> int:
 
 def _cmd_render(args: argparse.Namespace) -> int:
     from .har import read_har, render_compact
+    from .hub import resolve_task
+    from .tasks._task import visible_files
 
-    path = os.path.join(args.path, "recording.har") if os.path.isdir(args.path) else args.path
-    sys.stdout.write(render_compact(read_har(path)))
+    path = args.path if os.path.isfile(args.path) else resolve_task(args.path, args.source)
+    if not os.path.isdir(path):
+        sys.stdout.write(render_compact(read_har(path)))
+        return 0
+    names = visible_files(path)
+    recordings = [n for n in names if n.endswith(".har")]
+    if not recordings:
+        raise Har2ClientError(f"{path}: no recording.har; is this a task directory?")
+    out = [f"# Task {os.path.basename(os.path.normpath(path))}: visible files {', '.join(names)}"]
+    for name in recordings:
+        out.append(f"## {name}\n\n" + render_compact(read_har(os.path.join(path, name))))
+    sys.stdout.write("\n".join(out))
     return 0
 
 

@@ -7,7 +7,17 @@ import sys
 
 from .agents import baseline_source
 from .grading import grade
+from .tasks._task import visible_files
 from .tierb import build_tierb
+
+
+def how_to_run() -> str:
+    """The command as this process was started, for the lines that tell a user what to type next."""
+    if os.environ.get("UV_RUN_RECURSION_DEPTH"):  # set by `uv run`
+        return "uv run har2client"
+    if os.path.basename(sys.argv[0]).split(".")[0] == "har2client":  # the installed console script
+        return "har2client"
+    return f"{os.path.basename(sys.executable)} -m har2client"
 
 
 def quickstart(base_dir: str = "runs/quickstart", seed: int = 1) -> int:
@@ -29,11 +39,11 @@ def quickstart(base_dir: str = "runs/quickstart", seed: int = 1) -> int:
         scores[kind] = result.pass_rate
     print()
     print(f"task:       {task}")
-    print(f"  visible:  goal.md, recording.har, task.json   hidden: {os.path.join(task, 'hidden')}")
+    print(f"  visible:  {', '.join(visible_files(task))}   hidden: {os.path.join(task, 'hidden')}")
     print(f"configs:    {configs}")
     print(f"reference:  pass_rate={scores['reference']:.3f}  (expected 1.000)")
     print(f"replay:     pass_rate={scores['replay']:.3f}  (copying the recording; expected far below 1)")
-    print(f"next:       uv run har2client grade {task} client.py")
+    print(f"next:       {how_to_run()} grade {task} client.py")
     ok = scores["reference"] == 1.0 and scores["replay"] < 1.0
     if not ok:
         print("har2client: error: quickstart did not give the expected scores", file=sys.stderr)

@@ -2,7 +2,7 @@
 
     uv run python scripts/tiera_spec_table.py
 
-tierA_specs/README.md embeds this table between its marker lines; a test keeps the two equal.
+har2client/tiera/specs/README.md embeds this table between its marker lines; a test keeps the two equal.
 """
 
 import glob
@@ -11,7 +11,7 @@ import sys
 
 import yaml
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tierA_specs")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "har2client", "tiera", "specs")
 
 
 def table() -> str:

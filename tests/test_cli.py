@@ -71,11 +71,18 @@ def test_bad_input_gets_one_line(tierb_tasks, tmp_path):
     _one_line_error(r, "nope.py", "no such client file")
     assert r.returncode == 1 and r.stdout.splitlines()[-1] == "pass_rate=0.000"
 
-    bad = tmp_path / "client.py"
+    bad = tmp_path / "mine.py"
     bad.write_text("def broken(:\n")
     r = run_cli("grade", task, str(bad))
-    _one_line_error(r, "SyntaxError", "client.py line 1")
+    _one_line_error(r, "SyntaxError", "mine.py line 1: def broken(:")
+    assert r.stderr.count("line 1") == 1 and "client.py" not in r.stderr  # the real name, and the place once
     assert r.stdout.splitlines()[-1] == "pass_rate=0.000"
+    assert "could not be loaded" not in r.stdout  # said once, on stderr; the tests say only "not run"
+
+    for text, says in (("", "the file is empty"), ("class Other:\n    pass\nclass Helper:\n    pass\n",
+                                                    "it defines Helper, Other"), ("x = 1\n", "no class at all")):
+        bad.write_text(text)
+        _one_line_error(run_cli("grade", task, str(bad)), "mine.py defines no class Client", says)
 
     _one_line_error(run_cli("grade", str(tmp_path / "no-task"), str(bad)), "no such task directory")
     (tmp_path / "empty-task").mkdir()
@@ -90,5 +97,13 @@ def test_help_explains_each_command():
 
 
 def test_render_prints_the_compact_recording(tierb_tasks):
-    r = run_cli("render", tierb_tasks[0])
+    r = run_cli("render", os.path.join(tierb_tasks[0], "recording.har"))
     assert r.returncode == 0 and r.stdout.startswith("# Recording: ")
+
+
+def test_render_of_a_task_shows_every_recording_a_model_sees(tierb_tasks):
+    with_evidence = next(t for t in tierb_tasks if os.path.exists(os.path.join(t, "recording_evidence.har")))
+    r = run_cli("render", with_evidence)
+    assert r.returncode == 0 and r.stdout.startswith("# Task ")
+    assert "recording_evidence.har" in r.stdout.splitlines()[0]
+    assert "## recording.har" in r.stdout and "## recording_evidence.har" in r.stdout

@@ -92,7 +92,7 @@ def test_clients_that_cannot_load_score_zero_with_the_reason(tierb_tasks, tmp_pa
     r = grade(tierb_tasks[2], str(path))
     assert r.pass_rate == 0.0 and r.total >= 7
     assert reason in r.error and "\n" not in r.error
-    assert all(reason in t.error for t in r.tests)
+    assert all(t.error == "not run" for t in r.tests)  # the reason is said once, in r.error
 
 
 def test_a_missing_client_file_is_a_failure_not_a_crash(tierb_tasks, tmp_path):

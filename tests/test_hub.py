@@ -154,3 +154,58 @@ def test_a_rebuild_never_deletes_a_folder_that_is_not_a_dataset(tmp_path):
     r = run_cli("dataset", "build", "--out", str(precious), "--secret-seed", SECRET)
     assert r.returncode == 2 and "not a HAR2Client dataset folder" in r.stderr
     assert (precious / "notes.txt").read_text() == "keep me"
+
+
+def _two_tasks(tierb_dir, tmp_path):
+    few = tmp_path / "few"
+    few.mkdir()
+    for name in sorted(os.listdir(tierb_dir))[:2]:
+        if os.path.isdir(tierb_dir / name):
+            os.symlink(tierb_dir / name, few / name)
+    return few
+
+
+def test_a_build_over_an_earlier_dataset_needs_overwrite(tierb_dir, tmp_path):
+    few, out = _two_tasks(tierb_dir, tmp_path), tmp_path / "ds"
+    assert run_cli("dataset", "build", "--out", str(out), "--tasks", str(few)).returncode == 0
+    before = tree_digest(out)
+    again = run_cli("dataset", "build", "--out", str(out), "--tasks", str(few))
+    assert again.returncode == 2 and "pass --overwrite" in again.stderr and "Traceback" not in again.stderr
+    assert tree_digest(out) == before
+    assert run_cli("dataset", "build", "--out", str(out), "--tasks", str(few), "--overwrite").returncode == 0
+
+
+def test_a_failed_build_leaves_nothing_half_written(tierb_dir, tmp_path):
+    import shutil
+
+    few = tmp_path / "few"
+    few.mkdir()
+    names = sorted(n for n in os.listdir(tierb_dir) if os.path.isdir(tierb_dir / n))[:3]
+    for name in names:
+        shutil.copytree(tierb_dir / name, few / name)
+    (few / names[2] / "task.json").write_text("{ not json")  # the third task is broken
+    parent = tmp_path / "out"
+    parent.mkdir()
+    r = run_cli("dataset", "build", "--out", str(parent / "ds"), "--tasks", str(few))
+    assert r.returncode == 2 and "not valid JSON" in r.stderr and "Traceback" not in r.stderr
+    assert os.listdir(parent) == []  # neither folder, nor anything staged beside them
+
+
+def test_a_pulled_task_is_found_by_id_without_its_source(dataset, tmp_path):
+    env = {**os.environ, "HF_HOME": str(tmp_path / "hf")}
+    env.pop("HAR2CLIENT_SOURCE", None)
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "har2client", *args], capture_output=True, text=True,
+                              cwd=ROOT, env=env)
+
+    unknown = cli("grade", "tierb_00_invoices", "client.py")
+    assert unknown.returncode == 2 and "har2client pull tierb_00_invoices --source" in unknown.stderr
+    assert cli("pull", "tierb_00_invoices", "--source", str(dataset)).returncode == 0
+    ref = tmp_path / "ref.py"
+    made = cli("baseline", "reference", "tierb_00_invoices", "-o", str(ref))
+    assert made.returncode == 0, made.stderr
+    graded = cli("grade", "tierb_00_invoices", str(ref), "--json")
+    assert graded.returncode == 0 and json.loads(graded.stdout)["pass_rate"] == 1.0
+    rendered = cli("render", "tierb_00_invoices")
+    assert rendered.returncode == 0 and "## recording.har" in rendered.stdout

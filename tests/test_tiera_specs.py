@@ -8,7 +8,7 @@ import pytest
 import yaml
 from openapi_spec_validator import validate
 
-SPECS = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "..", "tierA_specs", "*.yaml")))
+SPECS = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "..", "har2client", "tiera", "specs", "*.yaml")))
 AUTH = {"header_key", "query_key", "bearer", "basic", "oauth2_client_credentials", "vendor"}
 PAGING = {"page", "offset", "cursor", "link", "next_url", "none"}
 METHODS = {"get", "post", "put", "patch", "delete"}
@@ -75,7 +75,7 @@ def test_the_readme_table_matches_the_specs():
     spec = importlib.util.spec_from_file_location("table", os.path.join(here, "..", "scripts", "tiera_spec_table.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    with open(os.path.join(here, "..", "tierA_specs", "README.md"), encoding="utf-8") as fh:
+    with open(os.path.join(here, "..", "har2client", "tiera", "specs", "README.md"), encoding="utf-8") as fh:
         readme = fh.read()
     embedded = readme.split("<!-- table:begin -->\n", 1)[1].split("<!-- table:end -->", 1)[0]
     assert embedded.strip() == module.table().strip()

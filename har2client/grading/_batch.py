@@ -286,8 +286,8 @@ def summarize(results: Iterable[dict[str, Any]]) -> dict[str, Any]:
                 if variant != "off":
                     switch_rates[name].append(r["pass_rate"])
             for t in r.get("tests", []):
-                if not t["passed"]:
-                    reasons[failure_reason(t.get("error"))] += 1
+                if not t["passed"]:  # a test that never ran failed for the grade's reason
+                    reasons[failure_reason(r.get("error") if t.get("error") == "not run" else t.get("error"))] += 1
         out[model] = {
             "tasks": len(rows),
             "mean_pass_rate": round(sum(r["pass_rate"] for r in rows) / len(rows), 4) if rows else 0.0,

@@ -29,6 +29,7 @@ MAX_CLIENT_BYTES = 1024 * 1024
 # such client cost minutes of a batch. goal.md states the rule.
 MAX_CONSECUTIVE_TIMEOUTS = 2
 TIMED_OUT_TWICE = "not run: the client timed out twice in a row"
+NOT_RUN = "not run"  # the grade's error says why (the client could not be loaded, say)
 
 
 def grade(task: Task | str, client_path: str, *, seed: int | None = None, limits: Limits | None = None,
@@ -54,8 +55,8 @@ def grade(task: Task | str, client_path: str, *, seed: int | None = None, limits
     box.ensure()
 
     def finish(error: str | None = None) -> GradeResult:
-        for t in tests[len(results):]:
-            results.append(TestResult(t.name, False, error or "not run"))
+        for t in tests[len(results):]:  # the reason is said once, in the result's error
+            results.append(TestResult(t.name, False, NOT_RUN))
         warnings = []
         if box.isolation != "full":
             warnings.append(f"isolation is partial ({box.why_partial}): the client runs in a separate process "
@@ -85,17 +86,17 @@ def grade(task: Task | str, client_path: str, *, seed: int | None = None, limits
             if worker is None:
                 try:
                     worker = box.spawn(limits)
-                    reply = worker.request({"op": "load", "class": class_name, "source": source},
-                                           min(limits.call_seconds, left))
+                    reply = worker.request({"op": "load", "class": class_name, "source": source,
+                                            "name": os.path.basename(client_label)}, min(limits.call_seconds, left))
                 except GradingError as exc:
                     fatal = str(exc)
                     break
                 except WorkerFailure as exc:
-                    fatal = f"client.py could not be loaded: {exc}"
+                    fatal = f"{client_label} could not be loaded: {exc}"
                     break
                 if not reply["ok"]:
                     err = reply["error"]
-                    fatal = f"client.py could not be loaded: {err['type']}: {err['message']}"
+                    fatal = f"{client_label} could not be loaded: {err['type']}: {err['message']}"
                     break
             outcome, lost = _run_one(test, worker, world, instance, kwargs, class_name, limits, started, grading_seed)
             timeouts = timeouts + 1 if lost == "timeout" else 0

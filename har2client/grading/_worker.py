@@ -77,19 +77,35 @@ def write_frame(fd, obj):
         data = data[n:]
 
 
-def describe(exc):
+def describe(exc, display="client.py"):
+    """The exception as the judge reports it, located in the client's file under its real name."""
     t = type(exc)
     where = ""
+    message = str(exc)
     tb = traceback.extract_tb(exc.__traceback__)
     client_frames = [f for f in tb if os.path.basename(f.filename) == "client.py"]
     if client_frames:
-        where = f" (client.py line {client_frames[-1].lineno})"
+        where = f" ({display} line {client_frames[-1].lineno})"
     if isinstance(exc, SyntaxError) and exc.filename and os.path.basename(exc.filename) == "client.py":
-        where = f" (client.py line {exc.lineno})"
-    message = str(exc)
+        text = (exc.text or "").strip()
+        message = f"{exc.msg} at {display} line {exc.lineno}" + (f": {text[:80]}" if text else "")
+        where = ""  # str(SyntaxError) names the place already; once is enough
     if len(message) > 500:
         message = message[:500] + "..."
     return {"type": t.__name__, "mro": [c.__name__ for c in t.__mro__], "message": message + where}
+
+
+def missing_class(module, name, source, display):
+    """Why ``name`` is not there, naming what the file does define."""
+    found = sorted(k for k, v in vars(module).items()
+                   if isinstance(v, type) and getattr(v, "__module__", "") == "client")
+    if not source.strip():
+        what = "the file is empty"
+    elif found:
+        what = "it defines " + ", ".join(found)
+    else:
+        what = "it defines no class at all"
+    return AttributeError(f"{display} defines no class {name} ({what})")
 
 
 def set_limits(memory_mb, file_mb, cpu_seconds, max_procs):
@@ -113,6 +129,7 @@ def serve(fd, client_path):
     """Answer the judge's frames on ``fd`` (a socket) until it closes."""
     module = None
     client = None
+    display = "client.py"  # the file's real name, which the load call brings
     while True:
         msg = read_frame(fd)
         if msg is None:
@@ -121,6 +138,7 @@ def serve(fd, client_path):
         try:
             op = msg.get("op")
             if op == "load":
+                display = str(msg.get("name") or display)
                 with open(client_path, "w", encoding="utf-8") as fh:
                     fh.write(msg["source"])
                 spec = importlib.util.spec_from_file_location("client", client_path)
@@ -128,7 +146,7 @@ def serve(fd, client_path):
                 sys.modules["client"] = module
                 spec.loader.exec_module(module)
                 if not isinstance(getattr(module, msg["class"], None), type):
-                    raise AttributeError(f"client.py defines no class {msg['class']}")
+                    raise missing_class(module, msg["class"], msg["source"], display)
                 value = None
             elif op == "new":
                 client = getattr(module, msg["class"])(*msg.get("args", []), **msg.get("kwargs", {}))
@@ -145,7 +163,7 @@ def serve(fd, client_path):
             reply.update(ok=False, error={"type": "NotPlainData", "mro": ["NotPlainData"],
                                           "message": f"the result is not plain data: {exc}"})
         except BaseException as exc:  # SystemExit and KeyboardInterrupt from the client are failures too
-            reply.update(ok=False, error=describe(exc))
+            reply.update(ok=False, error=describe(exc, display))
         try:
             write_frame(fd, reply)
         except (ValueError, TypeError) as exc:

@@ -16,10 +16,11 @@ never published, so its hidden part cannot be regenerated from the public code.
 from __future__ import annotations
 
 import json
+from importlib import resources
 import os
 import shutil
 import tempfile
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -33,7 +34,6 @@ CONFIGS = ("tierB", "tierA")
 SPLITS = ("train", "test")
 PUBLIC_TRAIN_SEED = 1000       # train seeds are public: 1000, 1001, ...
 SECRET_ENV = "HAR2CLIENT_SECRET_SEED"
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # The public columns. Nothing here says which conventions an API uses beyond what its recording shows.
 FEATURES = pa.schema([
@@ -92,12 +92,31 @@ def _write_hidden(task_dir: str, hidden_root: str) -> None:
             shutil.copyfile(src, os.path.join(dest, name))
 
 
-def _write_parquet(rows: list[dict[str, Any]], path: str) -> int:
-    """Write ``rows``; return their size in memory (what a card's num_bytes reports)."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    table = pa.Table.from_pylist(rows, schema=FEATURES)
-    pq.write_table(table, path, compression="zstd")
-    return int(table.nbytes)
+class _SplitWriter:
+    """One (config, split) streamed into one Parquet file, a batch of rows at a time.
+
+    Memory stays flat however many tasks a split has; the card's num_bytes is the
+    in-memory size of what was written.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path, self.rows, self.nbytes = path, 0, 0
+        self._writer: pq.ParquetWriter | None = None
+
+    def write(self, rows: list[dict[str, Any]]) -> None:
+        if not rows:
+            return
+        table = pa.Table.from_pylist(rows, schema=FEATURES)
+        if self._writer is None:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            self._writer = pq.ParquetWriter(self.path, FEATURES, compression="zstd")
+        self._writer.write_table(table)
+        self.rows += len(rows)
+        self.nbytes += int(table.nbytes)
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
 
 
 class _PlainDumper(yaml.SafeDumper):
@@ -168,76 +187,116 @@ def dataset_folders(public: str, hidden: str | None = None) -> tuple[str, str]:
     return public, os.path.normpath(hidden) if hidden else public + "-hidden"
 
 
-def _clear(folder: str) -> None:
-    """Empty ``folder`` for a rebuild, but only if it is empty or an earlier dataset build."""
-    if not os.path.exists(folder):
+def _check_target(folder: str, overwrite: bool) -> None:
+    """Refuse to replace anything but an earlier dataset build, and that only with ``overwrite``."""
+    if not os.path.exists(folder) or not os.listdir(folder):
         return
-    names = set(os.listdir(folder))
-    if names and not names <= {"README.md", "data", "tasks", ".gitattributes"}:
+    if not set(os.listdir(folder)) <= {"README.md", "data", "tasks", ".gitattributes"}:
         raise Har2ClientError(f"{folder}: exists and is not a HAR2Client dataset folder; choose another --out")
-    shutil.rmtree(folder)
+    if not overwrite:
+        raise Har2ClientError(f"{folder}: holds an earlier dataset build (perhaps from another secret seed); "
+                              "pass --overwrite to replace it")
 
 
-def build_dataset(out_dir: str, *, secret: int | None = None, train: int = 0, task_dirs: list[str] | None = None,
-                  progress: Callable[[str], None] | None = None) -> dict[tuple[str, str], int]:
-    """Write ``out_dir/public`` and ``out_dir/hidden``; return the number of tasks per (config, split).
-
-    The test split is built from ``secret`` (or taken from ``task_dirs``: directories of task
-    directories), the train split from public seeds, ``train`` tasks per config.
-    """
+def _task_batches(work: str, secret: int | None, train: int, task_dirs: list[str] | None,
+                  say: Callable[[str], None]) -> Iterator[tuple[str, list[str]]]:
+    """(split, task directories) a batch at a time; each batch's files are deleted once the next is asked for."""
     from ..tiera._build import build_tiera
     from ..tierb import TIERB_SIZE, build_tierb
 
+    if task_dirs:
+        for d in task_dirs:
+            if not os.path.isdir(d):
+                raise Har2ClientError(f"{d}: no such directory of tasks")
+            found = [os.path.join(d, t) for t in sorted(os.listdir(d)) if os.path.isfile(os.path.join(d, t, "task.json"))]
+            if not found:
+                raise Har2ClientError(f"{d}: holds no task directories (no */task.json)")
+            yield "test", found
+    else:
+        seed = secret_seed(secret)
+        say("building the test split from the secret seed")
+        for name, build in (("tierB", build_tierb), ("tierA", build_tiera)):
+            batch = os.path.join(work, "test", name)
+            yield "test", build(batch, seed)
+            shutil.rmtree(batch)
+    if not train:
+        return
+    say(f"building {train} train tasks per config from public seeds")
+    for name in ("tierB", "tierA"):
+        made, n = 0, 0
+        while made < train:
+            s = PUBLIC_TRAIN_SEED + n
+            batch = os.path.join(work, "train", name, str(s))
+            if name == "tierB":
+                paths = build_tierb(batch, s, limit=min(TIERB_SIZE, train - made), id_prefix=f"s{s}_")
+            else:
+                paths = build_tiera(batch, s, id_prefix=f"s{s}_", limit=train - made)
+            if not paths:  # a seed that gives nothing would give nothing forever
+                raise Har2ClientError(f"no {name} train task could be built from seed {s}")
+            yield "train", paths
+            shutil.rmtree(batch)
+            made, n = made + len(paths), n + 1
+            say(f"train {name}: {made}/{train}")
+
+
+def build_dataset(out_dir: str, *, secret: int | None = None, train: int = 0, task_dirs: list[str] | None = None,
+                  progress: Callable[[str], None] | None = None, overwrite: bool = False) -> dict[tuple[str, str], int]:
+    """Write ``out_dir`` (public) and ``out_dir-hidden``; return the number of tasks per (config, split).
+
+    The test split is built from ``secret`` (or taken from ``task_dirs``: directories of task
+    directories), the train split from public seeds, ``train`` tasks per config. Both folders are
+    built beside their destination and moved into place only when complete: a failure or an
+    interruption leaves no half-written dataset, and an earlier one is replaced only with ``overwrite``.
+    """
     say = progress or (lambda _msg: None)
     public, hidden = dataset_folders(out_dir)
     for d in (public, hidden):
-        _clear(d)  # a rebuild leaves nothing stale behind
-    rows: dict[tuple[str, str], list[dict[str, Any]]] = {(c, s): [] for c in CONFIGS for s in SPLITS}
-    with tempfile.TemporaryDirectory(prefix="h2c-dataset-") as work:
-        sources: list[tuple[str, str]] = []  # (split, task dir)
-        if task_dirs:
-            for d in task_dirs:
-                if not os.path.isdir(d):
-                    raise Har2ClientError(f"{d}: no such directory of tasks")
-                sources += [("test", os.path.join(d, t)) for t in sorted(os.listdir(d))
-                            if os.path.isfile(os.path.join(d, t, "task.json"))]
-        else:
-            seed = secret_seed(secret)
-            say("building the test split from the secret seed")
-            sources += [("test", p) for p in build_tierb(os.path.join(work, "test", "tierB"), seed)]
-            sources += [("test", p) for p in build_tiera(os.path.join(work, "test", "tierA"), seed)]
-        if train:
-            say(f"building {train} train tasks per config from public seeds")
-            made, n = 0, 0
-            while made < train:
-                s = PUBLIC_TRAIN_SEED + n
-                limit = min(TIERB_SIZE, train - made)
-                sources += [("train", p) for p in build_tierb(os.path.join(work, "train", "tierB"), s, limit=limit,
-                                                              id_prefix=f"s{s}_")]
-                made, n = made + limit, n + 1
-            made, n = 0, 0
-            while made < train:
-                s = PUBLIC_TRAIN_SEED + n
-                paths = build_tiera(os.path.join(work, "train", "tierA"), s, id_prefix=f"s{s}_", limit=train - made)
-                sources += [("train", p) for p in paths]
-                made, n = made + len(paths), n + 1
-        for split, task_dir in sources:
-            row = task_row(task_dir)
-            config = "tierB" if row["tier"] == "B" else "tierA"
-            rows[(config, split)].append(row)
-            _write_hidden(task_dir, hidden)
-    counts = {k: len(v) for k, v in rows.items() if v}
-    sizes = {}
-    for (config, split), part in rows.items():
-        if part:
-            sizes[(config, split)] = _write_parquet(sorted(part, key=lambda r: r["task_id"]),
-                                                    os.path.join(public, "data", config, f"{split}-00000-of-00001.parquet"))
-    card = _front_matter(counts, sizes) + "\n" + _read(os.path.join(REPO_ROOT, "dataset_card.md"))
-    card += _licence_table([r for (c, _), part in rows.items() if c == "tierA" for r in part])
-    with open(os.path.join(public, "README.md"), "w", encoding="utf-8") as fh:
-        fh.write(card)
-    with open(os.path.join(hidden, "README.md"), "w", encoding="utf-8") as fh:
-        fh.write(HIDDEN_CARD)
+        _check_target(d, overwrite)
+        os.makedirs(os.path.dirname(os.path.abspath(d)), exist_ok=True)
+    stages = [tempfile.mkdtemp(prefix=f".{os.path.basename(d)}.building-", dir=os.path.dirname(os.path.abspath(d)))
+              for d in (public, hidden)]
+    stage_public, stage_hidden = stages
+    writers = {(c, sp): _SplitWriter(os.path.join(stage_public, "data", c, f"{sp}-00000-of-00001.parquet"))
+               for c in CONFIGS for sp in SPLITS}
+    licence_rows: dict[str, dict[str, Any]] = {}
+    try:
+        with tempfile.TemporaryDirectory(prefix="h2c-dataset-") as work:
+            for split, batch in _task_batches(work, secret, train, task_dirs, say):
+                by_config: dict[str, list[dict[str, Any]]] = {c: [] for c in CONFIGS}
+                for task_dir in batch:
+                    row = task_row(task_dir)
+                    config = "tierB" if row["tier"] == "B" else "tierA"
+                    by_config[config].append(row)
+                    if config == "tierA":  # the licence table names each API's first task
+                        first = licence_rows.get(row["api"])
+                        if first is None or row["task_id"] < first["task_id"]:
+                            licence_rows[row["api"]] = row
+                    _write_hidden(task_dir, stage_hidden)
+                for config, rows in by_config.items():
+                    writers[(config, split)].write(rows)
+        for w in writers.values():
+            w.close()
+        counts = {k: w.rows for k, w in writers.items() if w.rows}
+        sizes = {k: w.nbytes for k, w in writers.items() if w.rows}
+        if not counts:
+            raise Har2ClientError("no tasks to write: the dataset would be empty")
+        card = _front_matter(counts, sizes) + "\n" + \
+            resources.files("har2client.hub").joinpath("dataset_card.md").read_text(encoding="utf-8")
+        card += _licence_table(list(licence_rows.values()))
+        with open(os.path.join(stage_public, "README.md"), "w", encoding="utf-8") as fh:
+            fh.write(card)
+        with open(os.path.join(stage_hidden, "README.md"), "w", encoding="utf-8") as fh:
+            fh.write(HIDDEN_CARD)
+        for final, stage in ((public, stage_public), (hidden, stage_hidden)):
+            if os.path.exists(final):
+                shutil.rmtree(final)
+            os.rename(stage, final)
+    except BaseException:
+        for w in writers.values():
+            w.close()
+        for stage in stages:
+            shutil.rmtree(stage, ignore_errors=True)
+        raise
     say(f"wrote {sum(counts.values())} tasks: " + ", ".join(f"{c}/{s} {n}" for (c, s), n in sorted(counts.items())))
     return counts
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from typing import Any
 
 from .._errors import Har2ClientError
@@ -70,9 +71,26 @@ def publish(folder: str, repo: str, hidden_repo: str, *, dry_run: bool = False, 
 
 
 def _cache_root() -> str:
-    from huggingface_hub import constants
+    """Where pulled tasks live: the Hugging Face cache, located by its documented rule (no hub import)."""
+    hf_home = os.environ.get("HF_HOME") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "huggingface")
+    return os.path.join(hf_home, "har2client", "tasks")
 
-    return os.path.join(constants.HF_HOME, "har2client", "tasks")
+
+def pulled(task_id: str) -> list[tuple[str, str]]:
+    """(source, task directory) of every earlier pull of ``task_id``."""
+    root = _cache_root()
+    found = []
+    for key in sorted(os.listdir(root)) if os.path.isdir(root) else []:
+        task_dir = os.path.join(root, key, task_id)
+        if os.path.isfile(os.path.join(task_dir, "task.json")):
+            try:
+                with open(os.path.join(root, key, "SOURCE"), encoding="utf-8") as fh:
+                    source = fh.read().strip()
+            except OSError:
+                source = key
+            found.append((source, task_dir))
+    return found
 
 
 def pull(task_id: str, source: str | None = None, hidden_source: str | None = None) -> str:
@@ -83,6 +101,9 @@ def pull(task_id: str, source: str | None = None, hidden_source: str | None = No
     if not source:
         raise Har2ClientError(f"where from? pass --source ORG/NAME or a dataset folder, or set {SOURCE_ENV}")
     dest_root = os.path.join(_cache_root(), hashlib.sha256(source.encode()).hexdigest()[:12])
+    os.makedirs(dest_root, exist_ok=True)
+    with open(os.path.join(dest_root, "SOURCE"), "w", encoding="utf-8") as fh:  # names the source in messages
+        fh.write(source + "\n")
     if os.path.isdir(source):
         public, hidden = dataset_folders(source, hidden_source)
         if not os.path.isdir(hidden):
@@ -114,14 +135,27 @@ def _download(repo: str, patterns: list[str]) -> str:
         raise Har2ClientError(f"{repo}: the Hub refused the download ({str(exc).splitlines()[0]})") from None
 
 
+def looks_like_task_id(text: str) -> bool:
+    """``tierb_00_invoices``, ``tiera_s1000_01_stripe``: a word, not a path or a file name."""
+    return re.fullmatch(r"[a-z][a-z0-9]*_\w+", text) is not None
+
+
 def resolve_task(task: str, source: str | None = None) -> str:
-    """``task`` as a task directory: a directory as given, or a task id pulled from ``source``."""
-    if os.path.isdir(task):
-        return task
-    looks_like_id = task.startswith(("tierb_", "tiera_")) and os.sep not in task
-    if looks_like_id and (source or os.environ.get(SOURCE_ENV)):
+    """``task`` as a task directory: a directory as given, or a task id, pulled from ``source`` or found in
+    the local cache of earlier pulls."""
+    if os.path.isdir(task) or not looks_like_task_id(task):
+        return task  # load_task names a missing directory in its own one-line error
+    source = source or os.environ.get(SOURCE_ENV)
+    if source:
         return pull(task, source)
-    return task  # load_task names the missing directory in its own one-line error
+    found = pulled(task)
+    if len(found) == 1:
+        return found[0][1]
+    if not found:
+        raise Har2ClientError(f"{task}: no such task directory, and no task of that id has been pulled; get it "
+                              f"with: har2client pull {task} --source ORG/NAME (or a dataset folder)")
+    raise Har2ClientError(f"{task}: pulled from {len(found)} sources ({', '.join(s for s, _ in found)}); "
+                          "pass --source to say which")
 
 
-__all__: list[Any] = ["SOURCE_ENV", "publish", "pull", "resolve_task"]
+__all__: list[Any] = ["SOURCE_ENV", "looks_like_task_id", "publish", "pull", "pulled", "resolve_task"]

@@ -22,6 +22,12 @@ from .._errors import TaskError
 from ..api import ApiSpec
 
 VISIBLE = ("goal.md", "recording.har", "task.json")
+OPTIONAL_VISIBLE = ("recording_evidence.har",)
+
+
+def visible_files(task_dir: str) -> list[str]:
+    """The names of the files a model may see in ``task_dir``, in a fixed order."""
+    return [n for n in VISIBLE[:2] + OPTIONAL_VISIBLE + VISIBLE[2:] if os.path.isfile(os.path.join(task_dir, n))]
 HIDDEN = ("spec.json", "tests.json", "grading.json", "reference_client.py")
 
 

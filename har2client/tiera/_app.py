@@ -30,7 +30,7 @@ from ._shapes import (ApiRefusal, _success_schema, current, error_body, put_path
 
 
 # Descriptions whose conventions this server does not model yet, by API key -> the reason. A task built
-# from one would be unfaithful, so it is refused instead. Every description in tierA_specs/ is served today.
+# from one would be unfaithful, so it is refused instead. Every description in specs/ is served today.
 NOT_SERVED: dict[str, str] = {}
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import glob
+from importlib import resources
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,7 +22,8 @@ from .._errors import SpecError
 
 ROLES = ("list", "get", "create", "update", "delete")
 METHODS = ("get", "post", "put", "patch", "delete")
-SPEC_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tierA_specs")
+# Shipped inside the package (a wheel has nothing beside it): found the same way installed or in a checkout.
+SPEC_DIR = str(resources.files("har2client.tiera").joinpath("specs"))
 
 
 @dataclass(frozen=True)
@@ -222,4 +224,8 @@ def load_tiera_spec(path: str, name: str | None = None) -> TierAModel:
 
 
 def load_tiera_specs(directory: str = SPEC_DIR) -> list[TierAModel]:
-    return [load_tiera_spec(p) for p in sorted(glob.glob(os.path.join(directory, "*.yaml")))]
+    """Every description in ``directory``; none at all is an error (an incomplete install, say)."""
+    paths = sorted(glob.glob(os.path.join(directory, "*.yaml")))
+    if not paths:
+        raise SpecError(f"{directory}: no Tier A API descriptions (*.yaml) there; the installation is incomplete")
+    return [load_tiera_spec(p) for p in paths]
