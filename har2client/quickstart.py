@@ -33,8 +33,14 @@ def quickstart(base_dir: str = "runs/quickstart", seed: int = 1) -> int:
             fh.write(baseline_source(kind, task))
         print(f"{step}. grading the {kind} client {client} on a fresh server", flush=True)
         result = grade(task, client)
+        unrun = [t.name for t in result.tests if t.error == "not run"]
         for t in result.tests:
-            print(f"   {'PASS' if t.passed else 'FAIL'}  {t.name}" + ("" if t.passed else f": {t.error}"))
+            if t.error != "not run":
+                print(f"   {'PASS' if t.passed else 'FAIL'}  {t.name}" + ("" if t.passed else f": {t.error}"))
+        if unrun:
+            print(f"   NOT RUN  {len(unrun)} tests: {result.error}")
+        for w in result.warnings:
+            print(f"   warning: {w}")
         print(f"   pass_rate={result.pass_rate:.3f}", flush=True)
         scores[kind] = result.pass_rate
     print()

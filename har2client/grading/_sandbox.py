@@ -212,7 +212,8 @@ class Sandbox:
             os.chown(self._box, SANDBOX_UID, SANDBOX_UID)
             os.chmod(self._box, 0o755)
         judge_end, zygote_end = socket.socketpair()
-        python = sys.executable
+        # Normalized: a path started as dir/../venv/bin/python names a dir the sandbox does not have.
+        python = os.path.normpath(os.path.abspath(sys.executable))
         inner = [python, "-I", "/h2c/_zygote.py" if full else ZYGOTE, str(zygote_end.fileno())]
         info_r = info_w = block_r = block_w = -1
         fds: tuple[int, ...] = (zygote_end.fileno(),)
@@ -302,14 +303,17 @@ class Sandbox:
         for f in ("/etc/ld.so.cache", "/etc/localtime", "/etc/hosts", "/etc/nsswitch.conf", "/etc/passwd",
                   "/etc/group", "/etc/ssl"):
             cmd += ["--ro-bind-try", f, f]
-        prefixes = {sys.base_prefix, sys.prefix, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}
-        made = {"/", "/tmp", "/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin"}
+        prefixes = {os.path.normpath(p) for p in (sys.base_prefix, sys.prefix,
+                                                   os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))))}
+        bound = ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin")  # bound whole: what is below them exists
+        made = {"/", "/tmp", *bound}
         for p in sorted(prefixes):
             # bwrap gives the directories it creates on the way the host's modes, and Python often lives
-            # under a 0700 home (/root/.pyenv): the sandbox's user could not reach it.
+            # under a 0700 home (/root/.pyenv): the sandbox's user could not reach it. (/tmp is a new,
+            # empty tmpfs: a Python installed below it needs its parents made too.)
             parent = os.path.dirname(p)
             chain = []
-            while parent not in made and not any(parent.startswith(m + "/") for m in made if m != "/"):
+            while parent not in made and not any(parent.startswith(b + "/") for b in bound):
                 chain.append(parent)
                 parent = os.path.dirname(parent)
             for d in reversed(chain):

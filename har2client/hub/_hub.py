@@ -46,6 +46,7 @@ def publish(folder: str, repo: str, hidden_repo: str, *, dry_run: bool = False, 
         report += [f"  {path}  {n} bytes" for path, n in files]
     if dry_run:
         return report
+    _need_hub()
     from huggingface_hub import HfApi, get_token
     from huggingface_hub.errors import HfHubHTTPError
 
@@ -68,6 +69,13 @@ def publish(folder: str, repo: str, hidden_repo: str, *, dry_run: bool = False, 
     except ValueError as exc:  # huggingface_hub's word for a card the Hub rejects, or an answer it cannot read
         raise Har2ClientError(f"publishing to the Hub failed: {' '.join(str(exc).split())[:300]}") from None
     return report
+
+
+def _need_hub() -> None:
+    try:
+        import huggingface_hub  # noqa: F401
+    except ImportError:
+        raise Har2ClientError("talking to the Hugging Face Hub needs the hub extra: pip install 'har2client[hub]'") from None
 
 
 def _cache_root() -> str:
@@ -118,6 +126,7 @@ def pull(task_id: str, source: str | None = None, hidden_source: str | None = No
 
 
 def _download(repo: str, patterns: list[str]) -> str:
+    _need_hub()
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import (GatedRepoError, HfHubHTTPError, LocalEntryNotFoundError,
                                         RepositoryNotFoundError)
