@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from urllib.parse import parse_qsl, urlsplit
+from functools import lru_cache
+from urllib.parse import SplitResult, parse_qsl, urlsplit
+
+
+@lru_cache(maxsize=8192)
+def split_url(url: str) -> SplitResult | None:
+    """The URL's parts, or None when it cannot be parsed (``http://[::1``); parsed once per URL."""
+    try:
+        return urlsplit(url)
+    except ValueError:
+        return None
 
 
 @dataclass
@@ -12,6 +22,8 @@ class Message:
     body: str = ""             # text, or base64 when ``body_base64``
     mime_type: str = ""
     body_base64: bool = False
+    body_note: str = ""        # why there is no body although there was one: "not recorded", a missing file
+    body_size: int = -1        # what the exporter says the body's size was (-1: not said)
 
     def header(self, name: str) -> str | None:
         lname = name.lower()
@@ -30,15 +42,19 @@ class Request(Message):
 
     @property
     def query(self) -> list[tuple[str, str]]:
-        return parse_qsl(urlsplit(self.url).query, keep_blank_values=True)
+        parts = split_url(self.url)
+        return parse_qsl(parts.query, keep_blank_values=True) if parts else []
 
     @property
     def host(self) -> str:
-        return urlsplit(self.url).netloc
+        """The host (with port), or "" for a relative or unparsable URL."""
+        parts = split_url(self.url)
+        return parts.netloc if parts else ""
 
     @property
     def path(self) -> str:
-        return urlsplit(self.url).path or "/"
+        parts = split_url(self.url)
+        return (parts.path or "/") if parts else "/"
 
 
 @dataclass

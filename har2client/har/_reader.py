@@ -2,7 +2,11 @@
 
 Tolerated: missing ``pages`` (Playwright, mitmproxy), base64 bodies, ``postData``
 with ``params`` and no ``text`` (or both), underscore fields (Chrome's
-``_resourceType``), a UTF-8 byte-order mark, aborted requests with status 0.
+``_resourceType``), a UTF-8 byte-order mark, aborted requests with status 0 or
+none, bodies that were not recorded (Playwright's ``omit`` mode: a size, no
+text) and bodies kept in a file beside the HAR (its ``attach`` mode: ``_file``,
+read from the HAR's own folder and never from outside it). A body that cannot
+be had says why in ``body_note``.
 Rejected, with one line naming the file and the fault: anything that is not
 JSON, has no ``log.entries``, or has an entry without a method, URL or response.
 """
@@ -14,10 +18,12 @@ import binascii
 import json
 import os
 from typing import Any
-from urllib.parse import unquote_plus, urlencode
+from urllib.parse import parse_qsl, urlencode
 
 from .._errors import HarError
-from ._model import Entry, Page, Recording, Request, Response
+from ._model import Entry, Message, Page, Recording, Request, Response
+
+MAX_ATTACHED_BYTES = 16 * 1024 * 1024
 
 
 def read_har(path: str | os.PathLike[str]) -> Recording:
@@ -31,10 +37,11 @@ def read_har(path: str | os.PathLike[str]) -> Recording:
         raise HarError(f"{path}: is a directory, not a HAR file") from None
     except OSError as exc:
         raise HarError(f"{path}: cannot be read ({exc.strerror})") from None
-    return parse_har(raw, source=path)
+    return parse_har(raw, source=path, base_dir=os.path.dirname(os.path.abspath(path)))
 
 
-def parse_har(raw: bytes | str, source: str = "<har>") -> Recording:
+def parse_har(raw: bytes | str, source: str = "<har>", base_dir: str | None = None) -> Recording:
+    """A recording from a HAR document's text; ``base_dir`` is where attached body files are looked for."""
     if isinstance(raw, bytes):
         try:
             raw = raw.decode("utf-8-sig")
@@ -46,6 +53,8 @@ def parse_har(raw: bytes | str, source: str = "<har>") -> Recording:
         doc = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise HarError(f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except RecursionError:
+        raise HarError(f"{source}: nested too deeply to be a HAR file") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("log"), dict):
         raise HarError(f"{source}: no 'log' object at the top level; is this a HAR file?")
     log = doc["log"]
@@ -59,7 +68,7 @@ def parse_har(raw: bytes | str, source: str = "<har>") -> Recording:
         if isinstance(p, dict) and "id" in p:
             pages.append(Page(str(p["id"]), str(p.get("title", "")), str(p.get("startedDateTime", ""))))
     rec = Recording(
-        entries=[_entry(e, i, source) for i, e in enumerate(entries)],
+        entries=[_entry(e, i, source, base_dir) for i, e in enumerate(entries)],
         pages=pages,
         creator=(str(creator.get("name", "")), str(creator.get("version", ""))),
         browser=(str(browser.get("name", "")), str(browser.get("version", ""))) if browser else None,
@@ -75,12 +84,44 @@ def _headers(obj: Any, where: str) -> list[tuple[str, str]]:
         raise HarError(f"{where}.headers is not a list")
     out = []
     for h in obj:
-        if isinstance(h, dict) and "name" in h:
-            out.append((str(h["name"]), "" if h.get("value") is None else str(h["value"])))
+        if isinstance(h, dict) and h.get("name") is not None:
+            out.append((str(h["name"]), _text(h.get("value"))))
     return out
 
 
-def _entry(e: Any, i: int, source: str) -> Entry:
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def _attached(message: Message, holder: dict[str, Any], base_dir: str | None, where: str) -> bool:
+    """Read a body that the exporter kept in a file beside the HAR (``_file``); say so if it cannot be."""
+    name = holder.get("_file")
+    if not isinstance(name, str) or not name:
+        return False
+    if base_dir is None:
+        message.body_note = f"in an attached file ({name}) that was not read"
+        return True
+    path = os.path.realpath(os.path.join(base_dir, name))
+    if os.path.commonpath([path, os.path.realpath(base_dir)]) != os.path.realpath(base_dir):
+        message.body_note = f"in an attached file outside the HAR's folder ({name}), not read"
+        return True
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_ATTACHED_BYTES + 1)
+    except OSError:
+        message.body_note = f"in an attached file ({name}) that is missing"
+        return True
+    if len(data) > MAX_ATTACHED_BYTES:
+        message.body_note = f"in an attached file ({name}) larger than 16 MB, not read"
+        return True
+    try:
+        message.body = data.decode("utf-8")
+    except UnicodeDecodeError:
+        message.body, message.body_base64 = base64.b64encode(data).decode("ascii"), True
+    return True
+
+
+def _entry(e: Any, i: int, source: str, base_dir: str | None = None) -> Entry:
     where = f"{source}: entry {i}"
     if not isinstance(e, dict):
         raise HarError(f"{where} is not an object")
@@ -93,30 +134,38 @@ def _entry(e: Any, i: int, source: str) -> Entry:
         raise HarError(f"{where} has no request.url")
     if not isinstance(resp, dict):
         raise HarError(f"{where} has no response object")
+    raw_status = resp.get("status")
     try:
-        status = int(resp.get("status", 0) or 0)
-    except (TypeError, ValueError):
-        raise HarError(f"{where} has a response.status that is not a number: {resp.get('status')!r}") from None
+        status = int(raw_status) if raw_status is not None and not isinstance(raw_status, bool) else 0
+    except (TypeError, ValueError, OverflowError):
+        raise HarError(f"{where} has a response.status that is not a number: {str(raw_status)[:40]!r}") from None
+    if not 0 <= status <= 999:
+        raise HarError(f"{where} has a response.status out of range: {status}")
 
-    request = Request(method=req["method"].upper(), url=req["url"], http_version=str(req.get("httpVersion", "")),
+    request = Request(method=req["method"].upper(), url=req["url"], http_version=_text(req.get("httpVersion")),
                       headers=_headers(req.get("headers"), f"{where}: request"))
     post = req.get("postData")
     if isinstance(post, dict):
-        request.mime_type = str(post.get("mimeType", ""))
-        params = [(unquote_plus(str(p.get("name", ""))), unquote_plus(str(p.get("value", ""))))
-                  for p in post.get("params") or [] if isinstance(p, dict)]
-        request.form_params = params
+        request.mime_type = _text(post.get("mimeType"))
         text = post.get("text")
         if isinstance(text, str):
             request.body = text
-        elif params:
-            request.body = urlencode(params)
+            if "x-www-form-urlencoded" in request.mime_type:  # the raw body says exactly what was sent
+                request.form_params = parse_qsl(text, keep_blank_values=True)
+        elif not _attached(request, post, base_dir, where):
+            # Without the raw body, params are taken as written: exporters store them decoded.
+            request.form_params = [(_text(p.get("name")), _text(p.get("value")))
+                                   for p in post.get("params") or [] if isinstance(p, dict)]
+            if request.form_params:
+                request.body = urlencode(request.form_params)
 
-    response = Response(status=status, status_text=str(resp.get("statusText", "")),
-                        http_version=str(resp.get("httpVersion", "")),
+    response = Response(status=status, status_text=_text(resp.get("statusText")),
+                        http_version=_text(resp.get("httpVersion")),
                         headers=_headers(resp.get("headers"), f"{where}: response"))
     content = resp.get("content") if isinstance(resp.get("content"), dict) else {}
-    response.mime_type = str(content.get("mimeType", ""))
+    response.mime_type = _text(content.get("mimeType"))
+    size = content.get("size")
+    response.body_size = size if isinstance(size, int) and not isinstance(size, bool) else -1
     text = content.get("text")
     if isinstance(text, str):
         if content.get("encoding") == "base64":
@@ -130,18 +179,21 @@ def _entry(e: Any, i: int, source: str) -> Entry:
                 response.body, response.body_base64 = text, True
         else:
             response.body = text
+    elif not _attached(response, content, base_dir, where) and response.body_size > 0:
+        response.body_note = "not recorded"  # Playwright's omit mode, or an exporter told to leave bodies out
 
     timings = e.get("timings") if isinstance(e.get("timings"), dict) else {}
     try:
         time_ms = float(e.get("time", 0) or 0)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         time_ms = 0.0
     return Entry(
         request=request,
         response=response,
         started=str(e.get("startedDateTime", "")),
         time_ms=time_ms,
-        timings={k: float(v) for k, v in timings.items() if isinstance(v, (int, float))},
+        timings={str(k): float(v) for k, v in timings.items()
+                 if isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) < 1e300},
         pageref=str(e.get("pageref", "")),
         resource_type=str(e.get("_resourceType", "")),
         server_ip=str(e.get("serverIPAddress", "")),
