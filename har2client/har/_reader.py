@@ -64,7 +64,7 @@ def parse_har(raw: bytes | str, source: str = "<har>", base_dir: str | None = No
     creator = log.get("creator") if isinstance(log.get("creator"), dict) else {}
     browser = log.get("browser") if isinstance(log.get("browser"), dict) else None
     pages = []
-    for p in log.get("pages") or []:
+    for p in log.get("pages") if isinstance(log.get("pages"), list) else []:
         if isinstance(p, dict) and "id" in p:
             pages.append(Page(str(p["id"]), str(p.get("title", "")), str(p.get("startedDateTime", ""))))
     rec = Recording(
@@ -148,11 +148,13 @@ def _entry(e: Any, i: int, source: str, base_dir: str | None = None) -> Entry:
     if isinstance(post, dict):
         request.mime_type = _text(post.get("mimeType"))
         text = post.get("text")
-        if isinstance(text, str):
+        if _attached(request, post, base_dir, where):  # Playwright's attach mode also writes "text": ""
+            pass
+        elif isinstance(text, str):
             request.body = text
             if "x-www-form-urlencoded" in request.mime_type:  # the raw body says exactly what was sent
                 request.form_params = parse_qsl(text, keep_blank_values=True)
-        elif not _attached(request, post, base_dir, where):
+        else:
             # Without the raw body, params are taken as written: exporters store them decoded.
             request.form_params = [(_text(p.get("name")), _text(p.get("value")))
                                    for p in post.get("params") or [] if isinstance(p, dict)]
@@ -167,7 +169,9 @@ def _entry(e: Any, i: int, source: str, base_dir: str | None = None) -> Entry:
     size = content.get("size")
     response.body_size = size if isinstance(size, int) and not isinstance(size, bool) else -1
     text = content.get("text")
-    if isinstance(text, str):
+    if _attached(response, content, base_dir, where):
+        pass
+    elif isinstance(text, str):
         if content.get("encoding") == "base64":
             try:
                 decoded = base64.b64decode(text, validate=False)
@@ -179,7 +183,7 @@ def _entry(e: Any, i: int, source: str, base_dir: str | None = None) -> Entry:
                 response.body, response.body_base64 = text, True
         else:
             response.body = text
-    elif not _attached(response, content, base_dir, where) and response.body_size > 0:
+    elif response.body_size > 0:
         response.body_note = "not recorded"  # Playwright's omit mode, or an exporter told to leave bodies out
 
     timings = e.get("timings") if isinstance(e.get("timings"), dict) else {}
