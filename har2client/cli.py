@@ -202,9 +202,11 @@ def _cmd_grade(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
-        unrun = [t.name for t in result.tests[printed:] if t.error == "not run"]
+        from .grading._result import NOT_RUN
+
+        unrun = [t.name for t in result.tests[printed:] if t.error == NOT_RUN]
         for t in result.tests[printed:]:  # tests that never ran: the client could not load, or time ran out
-            if t.error != "not run":
+            if t.error != NOT_RUN:
                 print(_test_line(t))
         if unrun:  # why is said once, below
             print(f"NOT RUN  {len(unrun)} tests: {', '.join(unrun)}")

@@ -7,6 +7,7 @@ import sys
 
 from .agents import baseline_source
 from .grading import grade
+from .grading._result import NOT_RUN
 from .tasks._task import visible_files
 from .tierb import build_tierb
 
@@ -33,9 +34,9 @@ def quickstart(base_dir: str = "runs/quickstart", seed: int = 1) -> int:
             fh.write(baseline_source(kind, task))
         print(f"{step}. grading the {kind} client {client} on a fresh server", flush=True)
         result = grade(task, client)
-        unrun = [t.name for t in result.tests if t.error == "not run"]
+        unrun = [t.name for t in result.tests if t.error == NOT_RUN]
         for t in result.tests:
-            if t.error != "not run":
+            if t.error != NOT_RUN:
                 print(f"   {'PASS' if t.passed else 'FAIL'}  {t.name}" + ("" if t.passed else f": {t.error}"))
         if unrun:
             print(f"   NOT RUN  {len(unrun)} tests: {result.error}")

@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterable
 
 from .._errors import Har2ClientError
 from ..tasks._task import load_task
+from ._result import NOT_RUN
 from ._sandbox import scratch_prefix
 
 
@@ -287,7 +288,7 @@ def summarize(results: Iterable[dict[str, Any]]) -> dict[str, Any]:
                     switch_rates[name].append(r["pass_rate"])
             for t in r.get("tests", []):
                 if not t["passed"]:  # a test that never ran failed for the grade's reason
-                    reasons[failure_reason(r.get("error") if t.get("error") == "not run" else t.get("error"))] += 1
+                    reasons[failure_reason(r.get("error") if t.get("error") == NOT_RUN else t.get("error"))] += 1
         out[model] = {
             "tasks": len(rows),
             "mean_pass_rate": round(sum(r["pass_rate"] for r in rows) / len(rows), 4) if rows else 0.0,

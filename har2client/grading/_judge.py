@@ -18,7 +18,7 @@ from .._errors import ClientFileError, GradingError
 from .._seeding import rng
 from ..api import Instance, instance_seed, loopback_host, serve
 from ..tasks._task import Task, load_task
-from ._result import GradeResult, TestResult
+from ._result import NOT_RUN, GradeResult, TestResult
 from ._channel import WorkerChannel, WorkerFailure, WorkerTimeout
 from ._sandbox import Limits, Sandbox, shared_sandbox
 from ._tests import KINDS, ClientRaised, Context, TestFailure, TierBWorld, World
@@ -29,7 +29,6 @@ MAX_CLIENT_BYTES = 1024 * 1024
 # such client cost minutes of a batch. goal.md states the rule.
 MAX_CONSECUTIVE_TIMEOUTS = 2
 TIMED_OUT_TWICE = "not run: the client timed out twice in a row"
-NOT_RUN = "not run"  # the grade's error says why (the client could not be loaded, say)
 
 
 def grade(task: Task | str, client_path: str, *, seed: int | None = None, limits: Limits | None = None,

@@ -7,6 +7,7 @@ from typing import Any
 
 # Changes when a rule that decides scores changes (0.2.0: two time-outs in a row end a grade).
 GRADER_VERSION = "0.2.0"
+NOT_RUN = "not run"  # a test the grade never reached; the grade's error says why (the client did not load, say)
 
 
 @dataclass
