@@ -124,6 +124,9 @@ def test_attack_scores_zero_and_leaves_nothing(name, task, sandbox, tmp_path, ho
     if name == "count_forks.py":
         counts = [int(x.split("]")[0].split(" ")[0]) for x in errors.split("children started: ")[1:]]
         assert counts and max(counts) < LIMITS.max_processes, counts
+    if name == "report_identity.py":  # nobody, no groups, no capability; never host root behind it
+        assert "uid=65534 groups=[]" in errors and "host_uid=0" not in errors, errors
+        assert errors.count("0000000000000000") >= 5 * len(result.tests), errors
     if name == "huge_bodies.py":
         assert "statuses: ['413']" in errors
 
