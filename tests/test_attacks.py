@@ -13,7 +13,7 @@ import socket
 import pytest
 
 from har2client.agents import baseline_source
-from har2client.grading import Limits, Sandbox, grade
+from har2client.grading import GradingPool, Limits, Sandbox, grade
 from har2client.grading._sandbox import HERE, bwrap_available
 
 ATTACKS = os.path.join(os.path.dirname(__file__), "attacks")
@@ -263,3 +263,19 @@ def test_huge_requests_leave_the_judges_memory_bounded(task, tmp_path):
     honest = peak_kb(os.path.join(task, "hidden", "reference_client.py"))
     flooding = peak_kb(_attack("huge_bodies.py", tmp_path, FLOOD=3))  # the judge gives each call 5 s here
     assert flooding - honest < 100 * 1024, (honest, flooding)
+
+
+def test_nothing_one_grade_leaves_reaches_the_next_in_a_grading_pool(task, tmp_path):
+    """The same, through the pool a trainer keeps: one worker process, its warm sandbox, two grades in a row."""
+    from har2client.grading._batch import Job
+
+    secret = "H2C" + "-NOTE-" + os.urandom(6).hex()
+    (tmp_path / "a").mkdir()
+    plant = _attack("leave_a_note.py", tmp_path / "a", SECRET=repr(secret))
+    look = _attack("leave_a_note.py", tmp_path)
+    task_id = os.path.basename(task)
+    jobs = [Job(task, task_id, "plants", plant), Job(task, task_id, "looks", look)]
+    with GradingPool(1, isolation="full") as pool:
+        rows = {r["model"]: r for r in pool.run(jobs)}
+    errors = " | ".join(t["error"] or "" for t in rows["looks"]["tests"])
+    assert "notes found: []" in errors and secret not in errors, errors
