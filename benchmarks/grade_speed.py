@@ -33,6 +33,7 @@ import sysconfig
 import tempfile
 import time
 
+from har2client.agents import baseline_source
 from har2client.api import listen_socket
 from har2client.grading import grade
 from har2client.grading._batch import GradingPool, grade_all, plan_jobs
@@ -123,7 +124,8 @@ def measure(work: str, repeats: int) -> dict:
         assert r.pass_rate == 1.0, (r.task_id, [x.error for x in r.tests if not x.passed])
     grade_median = statistics.median(per_task)
 
-    jobs = plan_jobs(os.path.join(work, "tierB"), baseline="reference", scratch=os.path.join(work, "clients"))
+    jobs = plan_jobs(os.path.join(work, "tierB"), baseline="reference", scratch=os.path.join(work, "clients"),
+                     baseline_source=baseline_source)
     batch = {}
     for workers in (1, 2):
         grade_all(jobs, os.path.join(work, f"warm-{workers}.jsonl"), pool=pools[workers])  # first use of each spec

@@ -231,8 +231,10 @@ def _cmd_grade_all(args: argparse.Namespace) -> int:
     from .grading._batch import grade_all, plan_jobs, progress_printer, render_summary, summarize
 
     with tempfile.TemporaryDirectory(prefix=scratch_prefix("batch")) as scratch:  # generated client files
+        from .agents import baseline_source
+
         jobs = plan_jobs(args.tasks_dir, clients=args.clients, predictions=args.predictions,
-                         baseline=args.baseline, scratch=scratch)
+                         baseline=args.baseline, scratch=scratch, baseline_source=baseline_source)
         results = grade_all(jobs, args.out, workers=args.workers, resume=args.resume, isolation=args.isolation,
                             progress=progress_printer())
     summary = summarize(results)

@@ -14,16 +14,14 @@ if TYPE_CHECKING:
     from ._judge import grade
     from ._result import GRADER_VERSION, GradeResult, TestResult
     from ._sandbox import Limits, Sandbox
-    from ._tests import hidden_tests
 
 __all__ = ["GRADER_VERSION", "GradeResult", "GradingPool", "HiddenTest", "Limits", "Sandbox", "TestResult", "grade",
-           "grade_all", "hidden_tests", "plan_jobs"]
+           "grade_all", "plan_jobs"]
 
 __getattr__ = lazy_exports(__name__, {
     **dict.fromkeys(("GradingPool", "grade_all", "plan_jobs"), "._batch"),
     "grade": "._judge",
     **dict.fromkeys(("GRADER_VERSION", "GradeResult", "TestResult"), "._result"),
     **dict.fromkeys(("Limits", "Sandbox"), "._sandbox"),
-    "hidden_tests": "._tests",
     "HiddenTest": "..tasks._task",
 })

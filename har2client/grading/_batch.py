@@ -21,7 +21,7 @@ from multiprocessing.util import Finalize
 from typing import Any, Callable, Iterable
 
 from .._errors import Har2ClientError
-from ..tasks._task import load_task
+from ..tasks._task import Task, load_task
 from ._result import NOT_RUN
 from ._sandbox import scratch_prefix
 
@@ -45,8 +45,13 @@ def _task_dirs(tasks_dir: str) -> list[str]:
 
 
 def plan_jobs(tasks_dir: str, *, clients: str | None = None, predictions: str | None = None,
-              baseline: str | None = None, scratch: str | None = None) -> list[Job]:
-    """The grades to run: every task, once per model. A task with no client is graded as missing."""
+              baseline: str | None = None, scratch: str | None = None,
+              baseline_source: Callable[[str, Task], str] | None = None) -> list[Job]:
+    """The grades to run: every task, once per model. A task with no client is graded as missing.
+
+    ``baseline`` names a client written for each task by ``baseline_source(baseline, task)``
+    (the caller's: grading knows no baseline).
+    """
     if sum(x is not None for x in (clients, predictions, baseline)) != 1:
         raise Har2ClientError("give exactly one of --clients, --predictions, --baseline")
     tasks = [load_task(d) for d in _task_dirs(tasks_dir)]
@@ -61,8 +66,8 @@ def plan_jobs(tasks_dir: str, *, clients: str | None = None, predictions: str | 
             path = nested if os.path.isfile(nested) else flat
             jobs.append(Job(t.path, t.task_id, os.path.basename(os.path.normpath(clients)), path))
     elif baseline is not None:
-        from ..agents import baseline_source
-
+        if baseline_source is None:
+            raise Har2ClientError(f"a {baseline} baseline needs the function that writes it (baseline_source)")
         for t in tasks:
             path = os.path.join(scratch, f"{t.task_id}.{baseline}.py")
             with open(path, "w", encoding="utf-8") as fh:

@@ -16,12 +16,13 @@ from typing import Any, Callable
 
 from .._errors import ClientFileError, GradingError
 from .._seeding import rng
-from ..api import Instance, instance_seed, loopback_host, serve
+from ..api import loopback_host
+from ..tasks._kinds import start_world
 from ..tasks._task import Task, load_task
 from ._result import NOT_RUN, GradeResult, TestResult
 from ._channel import WorkerChannel, WorkerFailure, WorkerTimeout
 from ._sandbox import Limits, Sandbox, shared_sandbox
-from ._tests import KINDS, ClientRaised, Context, TestFailure, TierBWorld, World
+from ._tests import KINDS, ClientRaised, Context, TestFailure, World
 
 Progress = Callable[[TestResult], None]
 MAX_CLIENT_BYTES = 1024 * 1024
@@ -137,21 +138,11 @@ def _read_client(path: str) -> str:
 def _start_world(task: Task, grading_seed: int, box: Sandbox) -> tuple[World, Any, dict[str, Any], Any]:
     """A fresh grading instance of ``task`` on a socket the sandbox's clients can reach.
 
-    Returns the judge's view of it, the running server, the client's constructor
-    arguments, and (Tier B) the instance the expiry tests act on.
+    The task's kind starts it (``tasks._kinds``): the judge's view of it, the running server, the
+    client's constructor arguments, and the instance that tests acting on tokens and clock use.
     """
-    g = task.grading
-    sock = box.listen(loopback_host(grading_seed))
-    if g.get("tier") == "A":
-        from ..tiera._grading import start_tiera_world
-        from ..tiera._openapi import load_tiera_spec
-
-        world, server, kwargs = start_tiera_world(load_tiera_spec(task.hidden_file("openapi.yaml"), g["api_name"]),
-                                                  int(g["task_seed"]), grading_seed, sock)
-        return world, server, kwargs, None
-    instance = Instance(task.spec, instance_seed(int(g["task_seed"]), "grading", grading_seed))
-    server = serve(instance, sock=sock)
-    return TierBWorld(task.spec, instance), server, {"base_url": server.base_url, **instance.credentials}, instance
+    started = start_world(task, grading_seed, box.listen(loopback_host(grading_seed)))
+    return started.world, started.server, started.client_kwargs, started.instance
 
 
 def _run_one(test: Any, worker: WorkerChannel, world: World, instance: Any, kwargs: dict[str, Any],

@@ -12,11 +12,12 @@ import httpx
 from .._seeding import rng
 from ..api._http import HTTPServer
 from ..grading._tests import World
-from ..tasks._task import HiddenTest
+from ..tasks._kinds import GradingWorld
+from ..tasks._task import HiddenTest, Task
 from ._app import create_tiera_app
 from ._fake import IdMaker, fake_from_schema
 from ._instance import TierAInstance
-from ._openapi import TierAModel
+from ._openapi import TierAModel, load_tiera_spec
 from ._reference import constructor_args, method_names
 
 
@@ -81,6 +82,14 @@ def start_tiera_world(model: TierAModel, task_seed: int, grading_seed: int,
         known["token_url"] = f"http://{server.host}:{server.port}{path}"
     kwargs = {"base_url": f"http://{server.host}:{server.port}", **{a: known[a] for a in constructor_args(model)}}
     return TierAWorld(model, instance), server, kwargs
+
+
+def start_task_world(task: Task, grading_seed: int, sock: socket.socket) -> GradingWorld:
+    """A Tier A task's grading world (the task kind ``tiera``)."""
+    g = task.grading
+    model = load_tiera_spec(task.hidden_file("openapi.yaml"), g["api_name"])
+    world, server, kwargs = start_tiera_world(model, int(g["task_seed"]), grading_seed, sock)
+    return GradingWorld(world, server, kwargs)
 
 
 def create_values(model: TierAModel, r: random.Random) -> dict[str, Any]:

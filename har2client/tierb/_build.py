@@ -8,12 +8,13 @@ from typing import Callable
 
 from ..agents._reference import reference_source
 from ..api import instance_seed
-from ..grading import GRADER_VERSION, hidden_tests
+from ..grading import GRADER_VERSION
 from ..har import write_har
 from ..har._session import record_session, recording_instance
 from ..tasks._goal import goal_markdown
 from ..tasks._task import write_json, write_text
 from ._configs import TIERB_SIZE, TaskConfig, tierb_configs, write_configs
+from ._world import hidden_tests
 
 CALL_SECONDS = 10
 TASK_SECONDS = 120
