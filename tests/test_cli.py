@@ -31,7 +31,7 @@ def test_the_quickstart_commands_work_as_written(tmp_path):
     as_json = run_cli("grade", str(task), str(replay), "--json")
     assert as_json.returncode == 0
     result = json.loads(as_json.stdout)
-    assert {"task_id", "pass_rate", "passed", "total", "tests", "seconds", "grader_version"} <= set(result)
+    assert {"task_id", "pass_rate", "passed", "total", "tests", "seconds", "grader_version", "scoring_version"} <= set(result)
     assert result["task_id"] == "tierb_00_invoices" and result["pass_rate"] == 0.0
     assert all({"name", "passed", "error"} <= set(t) for t in result["tests"])
 

@@ -26,13 +26,20 @@ def _uv(*args, cwd=ROOT, timeout=600):
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory):
+def built(tmp_path_factory):
+    """The wheel and the sdist that `uv build` makes, and uv.lock's pins for their dependencies."""
     dist = tmp_path_factory.mktemp("dist")
-    _uv("build", "--wheel", "--out-dir", str(dist))
-    [name] = [n for n in os.listdir(dist) if n.endswith(".whl")]
+    _uv("build", "--out-dir", str(dist))
+    [wheel] = [n for n in os.listdir(dist) if n.endswith(".whl")]
+    [sdist] = [n for n in os.listdir(dist) if n.endswith(".tar.gz")]
     pins = dist / "pins.txt"
     _uv("export", "--frozen", "--no-hashes", "--no-emit-project", "--no-dev", "--all-extras", "-o", str(pins))
-    return dist / name, pins
+    return {"wheel": dist / wheel, "sdist": dist / sdist, "pins": pins}
+
+
+@pytest.fixture(scope="module")
+def wheel(built):
+    return built["wheel"], built["pins"]
 
 
 def _venv(tmp_path, wheel, extra=""):
@@ -77,3 +84,25 @@ def test_the_bare_wheel_grades_and_names_the_extra_the_rest_needs(wheel, tmp_pat
     assert ds.returncode == 2 and "Traceback" not in ds.stderr
     assert ds.stderr.strip() == "har2client: error: dataset commands need the hub extra: pip install 'har2client[hub]'"
     assert not (work / "ds").exists()
+
+
+def test_the_sdist_installs_and_runs_quickstart(built, tmp_path):
+    bindir = _venv(tmp_path, (built["sdist"], built["pins"]))
+    work = tmp_path / "work"
+    work.mkdir()
+    quick = _run(bindir, "quickstart", cwd=work)
+    assert quick.returncode == 0 and "reference:  pass_rate=1.000" in quick.stdout, quick.stderr
+
+
+def test_the_distributions_carry_the_licences_and_the_data(built):
+    import tarfile
+    import zipfile
+
+    names = zipfile.ZipFile(built["wheel"]).namelist()
+    assert any(n.endswith("licenses/LICENSE") for n in names) and any(n.endswith("licenses/NOTICE") for n in names)
+    assert "har2client/tiera/specs/01_stripe.yaml" in names and "har2client/hub/dataset_card.md" in names
+    assert "har2client/tasks/scoring_golden.json" in names
+    with tarfile.open(built["sdist"]) as tar:
+        members = {m.split("/", 1)[1] for m in tar.getnames() if "/" in m}
+    assert {"LICENSE", "NOTICE", "CITATION.cff", "CHANGELOG.md", "pyproject.toml"} <= members
+    assert "tests/har_corpus/mitmproxy.har" in members and not any(m.startswith(".venv") for m in members)

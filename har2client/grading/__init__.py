@@ -12,16 +12,16 @@ if TYPE_CHECKING:
     from ..tasks._task import HiddenTest
     from ._batch import GradingPool, grade_all, plan_jobs
     from ._judge import grade
-    from ._result import GRADER_VERSION, GradeResult, TestResult
+    from ._result import GRADER_VERSION, SCORING_VERSION, GradeResult, TestResult
     from ._sandbox import Limits, Sandbox
 
-__all__ = ["GRADER_VERSION", "GradeResult", "GradingPool", "HiddenTest", "Limits", "Sandbox", "TestResult", "grade",
+__all__ = ["GRADER_VERSION", "SCORING_VERSION", "GradeResult", "GradingPool", "HiddenTest", "Limits", "Sandbox", "TestResult", "grade",
            "grade_all", "plan_jobs"]
 
 __getattr__ = lazy_exports(__name__, {
     **dict.fromkeys(("GradingPool", "grade_all", "plan_jobs"), "._batch"),
     "grade": "._judge",
-    **dict.fromkeys(("GRADER_VERSION", "GradeResult", "TestResult"), "._result"),
+    **dict.fromkeys(("GRADER_VERSION", "SCORING_VERSION", "GradeResult", "TestResult"), "._result"),
     **dict.fromkeys(("Limits", "Sandbox"), "._sandbox"),
     "HiddenTest": "..tasks._task",
 })

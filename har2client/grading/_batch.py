@@ -302,6 +302,8 @@ def summarize(results: Iterable[dict[str, Any]]) -> dict[str, Any]:
                            for k, v in sorted(switch_rates.items())},
             "failed_tests_by_reason": dict(sorted(reasons.items(), key=lambda kv: -kv[1])),
             "isolation": sorted({r.get("isolation", "") for r in rows}),
+            # scores are comparable only under one scoring version; a mixed file says so here
+            "scoring_versions": sorted({str(r.get("scoring_version", "before 0.2.0")) for r in rows}),
         }
     return out
 
@@ -310,7 +312,8 @@ def render_summary(summary: dict[str, Any]) -> str:
     lines = []
     for model, s in summary.items():
         lines.append(f"{model}: mean pass rate {s['mean_pass_rate']:.3f} over {s['tasks']} tasks "
-                     f"({s['full_passes']} fully passed; isolation {', '.join(s['isolation'])})")
+                     f"({s['full_passes']} fully passed; isolation {', '.join(s['isolation'])}; "
+                     f"scoring version {', '.join(s['scoring_versions'])})")
         for name, v in s["per_switch"].items():
             lines.append(f"  {name:<14} {v['mean_pass_rate']:.3f}  ({v['tasks']} tasks with it on)")
         if s["failed_tests_by_reason"]:

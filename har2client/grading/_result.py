@@ -5,8 +5,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-# Changes when a rule that decides scores changes (0.2.0: two time-outs in a row end a grade).
-GRADER_VERSION = "0.2.0"
+from .. import __version__
+
+# What decides scores: task generation, hidden tests, grading rules. Scores are comparable only where it
+# is equal; tests/test_scoring_version.py fails when any of those change and it does not (see CHANGELOG.md).
+# 0.2.0: two time-outs in a row end a grade.
+SCORING_VERSION = "0.2.0"
+# The package that graded; recorded beside the scoring version, for bug reports.
+GRADER_VERSION = __version__
 NOT_RUN = "not run"  # a test the grade never reached; the grade's error says why (the client did not load, say)
 
 
@@ -27,6 +33,7 @@ class GradeResult:
     client: str
     error: str | None = None          # why nothing could run (missing file, import failure)
     grader_version: str = GRADER_VERSION
+    scoring_version: str = SCORING_VERSION
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -50,6 +57,7 @@ class GradeResult:
             "tests": [asdict(t) for t in self.tests],
             "seconds": round(self.seconds, 3),
             "grader_version": self.grader_version,
+            "scoring_version": self.scoring_version,
             "grading_seed": self.grading_seed,
             "isolation": self.isolation,
             "client": self.client,

@@ -9,7 +9,7 @@ from typing import Callable
 
 from .._seeding import derive_seed
 from ..api import instance_seed
-from ..grading import GRADER_VERSION
+from ..grading import SCORING_VERSION
 from ..har import write_har
 from ..tasks._task import write_json, write_text
 from ._app import served
@@ -53,7 +53,7 @@ def build_tiera_task(model: TierAModel, out_dir: str, seed: int) -> str:
         "files": {"goal": "goal.md", "recording": "recording.har", "evidence_recording": None},
         "class_name": "Client", "constructor": ["base_url", *constructor_args(model)],
         "methods": list(method_names(model).values()), "allowed_imports": ["stdlib", "httpx", "requests"],
-        "grader_version": GRADER_VERSION,
+        "scoring_version": SCORING_VERSION,
     })
     hidden = os.path.join(tdir, "hidden")
     shutil.copyfile(model.path, os.path.join(hidden, "openapi.yaml"))

@@ -8,7 +8,7 @@ from typing import Callable
 
 from ..agents._reference import reference_source
 from ..api import instance_seed
-from ..grading import GRADER_VERSION
+from ..grading import SCORING_VERSION
 from ..har import write_har
 from ..har._session import record_session, recording_instance
 from ..tasks._goal import goal_markdown
@@ -52,7 +52,8 @@ def build_task(config: TaskConfig, out_dir: str) -> str:
         "methods": [f"list_{res.plural}", f"get_{res.name}", f"create_{res.name}", f"update_{res.name}",
                     f"delete_{res.name}"],
         "allowed_imports": ["stdlib", "httpx", "requests"],
-        "grader_version": GRADER_VERSION,
+        "licence": "CC-BY-4.0",  # an invented API: the task is our data
+        "scoring_version": SCORING_VERSION,
     })
     hidden = os.path.join(tdir, "hidden")
     write_json(os.path.join(hidden, "spec.json"), spec.to_dict())
