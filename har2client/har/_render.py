@@ -16,7 +16,7 @@ import json
 import re
 from typing import Any
 
-from ._model import Entry, Recording
+from ._model import Entry, Message, Recording
 
 BOILERPLATE = {
     "user-agent", "accept-encoding", "accept-language", "connection", "origin", "referer", "cache-control",
@@ -83,7 +83,7 @@ def _body(text: str, mime: str, limit: int) -> str:
     return clean(text)
 
 
-def _missing(message: Any) -> str:
+def _missing(message: Message) -> str:
     size = f", {message.body_size} bytes" if message.body_size > 0 else ""
     return f"[body {clean(message.body_note, True)}{size}]"
 
@@ -98,24 +98,23 @@ def _status(status: int, text: str) -> str:
     return f"{status} {clean(text, True)}".rstrip()
 
 
+def _message_body(prefix: str, m: Message, limit: int) -> list[str]:
+    """The line that shows a request's or a response's body, if it had one."""
+    if m.body_note:
+        return [prefix + _missing(m)]
+    if m.body_base64:
+        return [f"{prefix}[binary body, {_b64_size(m.body)} bytes, {clean(m.mime_type, True) or 'no type'}]"]
+    return [prefix + _body(m.body, m.mime_type, limit)] if m.body else []
+
+
 def render_entry(n: int, e: Entry, body_limit: int = 1200) -> str:
     req, resp = e.request, e.response
     lines = [f"### {n}. {clean(req.method, True)} {clean(req.url, True)}"]
     lines += [f"> {clean(k, True)}: {clean(v, True)}" for k, v in req.headers if not _is_boilerplate(k)]
-    if req.body_note:
-        lines.append("> " + _missing(req))
-    elif req.body_base64:
-        lines.append(f"> [binary body, {_b64_size(req.body)} bytes, {clean(req.mime_type, True) or 'no type'}]")
-    elif req.body:
-        lines.append("> " + _body(req.body, req.mime_type, body_limit))
+    lines += _message_body("> ", req, body_limit)
     lines.append("< " + _status(resp.status, resp.status_text))
     lines += [f"< {clean(k, True)}: {clean(v, True)}" for k, v in resp.headers if not _is_boilerplate(k)]
-    if resp.body_note:
-        lines.append("< " + _missing(resp))
-    elif resp.body_base64:
-        lines.append(f"< [binary body, {_b64_size(resp.body)} bytes, {clean(resp.mime_type, True) or 'no type'}]")
-    elif resp.body:
-        lines.append("< " + _body(resp.body, resp.mime_type, body_limit))
+    lines += _message_body("< ", resp, body_limit)
     return "\n".join(lines)
 
 
