@@ -42,6 +42,7 @@ CLONE_NEWNET = 0x40000000
 SANDBOX_UID = 65534  # "nobody": the sandbox's user, inside and (when the judge is root) on the host
 TMPFS_BYTES = 64 * 1024 * 1024  # each of /tmp and /dev/shm: memory, so bounded
 INNER_WRITABLE = ("/sandbox", "/tmp", "/dev/shm")
+SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin")  # bound whole, read-only
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
@@ -290,7 +291,7 @@ class Sandbox:
         cmd = ["bwrap", "--unshare-all", "--as-pid-1", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
                "--hostname", "sandbox", "--info-fd", str(info_fd)]
         if block_fd >= 0:  # a root judge maps the user namespace itself (see _map_user)
-            cmd += ["--unshare-user", "--userns-block-fd", str(block_fd), "--setenv", "H2C_DROP_TO", str(SANDBOX_UID)]
+            cmd += ["--unshare-user", "--userns-block-fd", str(block_fd)]
             cmd += [a for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP") for a in ("--cap-add", cap)]
         else:
             cmd += ["--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID)]
@@ -298,22 +299,21 @@ class Sandbox:
         size = ["--perms", "1777", "--size", str(TMPFS_BYTES)] if _bwrap_sizes_tmpfs() else []
         # First: mounts apply in order, and Python may live under /tmp (a clone there, say).
         cmd += size + ["--tmpfs", "/tmp"]
-        for d in ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin"):
+        for d in SYSTEM_DIRS:
             cmd += ["--ro-bind-try", d, d]
         for f in ("/etc/ld.so.cache", "/etc/localtime", "/etc/hosts", "/etc/nsswitch.conf", "/etc/passwd",
                   "/etc/group", "/etc/ssl"):
             cmd += ["--ro-bind-try", f, f]
         prefixes = {os.path.normpath(p) for p in (sys.base_prefix, sys.prefix,
                                                    os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))))}
-        bound = ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin")  # bound whole: what is below them exists
-        made = {"/", "/tmp", *bound}
+        made = {"/", "/tmp", *SYSTEM_DIRS}
         for p in sorted(prefixes):
             # bwrap gives the directories it creates on the way the host's modes, and Python often lives
             # under a 0700 home (/root/.pyenv): the sandbox's user could not reach it. (/tmp is a new,
             # empty tmpfs: a Python installed below it needs its parents made too.)
             parent = os.path.dirname(p)
             chain = []
-            while parent not in made and not any(parent.startswith(b + "/") for b in bound):
+            while parent not in made and not any(parent.startswith(b + "/") for b in SYSTEM_DIRS):
                 chain.append(parent)
                 parent = os.path.dirname(parent)
             for d in reversed(chain):
@@ -324,10 +324,8 @@ class Sandbox:
         cmd += size + ["--tmpfs", "/dev/shm"]
         # --clearenv comes before the --setenv it would otherwise undo (options apply in order).
         env = ["--setenv", "H2C_SANDBOX", "full", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/sandbox"]
-        drop = cmd.index("H2C_DROP_TO") - 1 if "H2C_DROP_TO" in cmd else -1
-        if drop >= 0:
-            env += cmd[drop:drop + 3]
-            del cmd[drop:drop + 3]
+        if block_fd >= 0:  # the zygote gives up uid 0 for this one first (see _map_user)
+            env += ["--setenv", "H2C_DROP_TO", str(SANDBOX_UID)]
         return cmd + ["--chdir", "/sandbox", "--clearenv"] + env + ["--"]
 
     def close(self) -> None:
