@@ -176,8 +176,8 @@ def test_hard_coded_answers_from_the_recording_earn_nothing(task, sandbox, tmp_p
     assert grade(task, str(path), sandbox=sandbox, isolation="full").pass_rate == 0.0
 
 
-@pytest.mark.parametrize("mode", range(8), ids=["deep", "error_is_text", "ok_is_text", "id_is_text", "mro_is_text",
-                                                "error_fields_wrong", "not_an_object", "value_too_deep"])
+@pytest.mark.parametrize("mode", range(9), ids=["deep", "error_is_text", "ok_is_text", "id_is_text", "mro_is_text",
+                                                "error_fields_wrong", "not_an_object", "value_too_deep", "null"])
 def test_a_malformed_reply_fails_its_test_and_the_grade_goes_on(mode, task, sandbox, tmp_path):
     result = grade(task, _attack("malformed_reply.py", tmp_path, MODE=mode), sandbox=sandbox, limits=LIMITS,
                    isolation="full")

@@ -29,6 +29,7 @@ class WorkerTimeout(WorkerFailure):
 
 
 MALFORMED = "malformed reply from the client process"
+_INCOMPLETE = object()
 MAX_VALUE_DEPTH = 64  # what the worker's plain() lets through
 MAX_TEXT = 2000
 
@@ -100,7 +101,7 @@ class WorkerChannel:
         deadline = time.monotonic() + timeout
         while True:
             reply = self._take_frame()
-            if reply is not None:
+            if reply is not _INCOMPLETE:
                 try:
                     return check_reply(reply, self._next_id)
                 except WorkerFailure:
@@ -125,15 +126,15 @@ class WorkerChannel:
                 raise WorkerFailure("the client sent more than 16 MB back")
 
     def _take_frame(self) -> Any:
-        """The next whole frame, parsed (None: not all here yet)."""
+        """The next whole frame, parsed (``_INCOMPLETE``: not all here yet; a frame may hold ``null``)."""
         if len(self._buffer) < 4:
-            return None
+            return _INCOMPLETE
         (size,) = struct.unpack(">I", self._buffer[:4])
         if size > self.MAX_FRAME:
             self.kill()
             raise WorkerFailure("the client sent an oversized frame")
         if len(self._buffer) < 4 + size:
-            return None
+            return _INCOMPLETE
         body, self._buffer = self._buffer[4:4 + size], self._buffer[4 + size:]
         try:
             return json.loads(body)

@@ -24,6 +24,7 @@ def body(call_id):
         5: {"id": call_id, "ok": False, "error": {"type": ["NotFoundError"], "message": 3}},
         6: [call_id, True],
         7: {"id": call_id, "ok": True, "value": json.loads("[" * 500 + "]" * 500)},
+        8: None,  # the frame holds JSON null
     }
     return json.dumps(shapes[MODE]).encode()
 
