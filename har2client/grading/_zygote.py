@@ -31,6 +31,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
+LIBC = ctypes.CDLL(None, use_errno=True)  # opened once: the sweep after every grade uses it too
+
+
 def drop_privileges():
     """Become the sandbox's unprivileged user before anything else runs (when the judge is root).
 
@@ -43,13 +46,12 @@ def drop_privileges():
     if not target:
         return
     uid = int(target)
-    libc = ctypes.CDLL(None, use_errno=True)
     for cap in range(64):  # the bounding set: nothing can be regained through exec
-        libc.prctl(24, cap, 0, 0, 0)  # PR_CAPBSET_DROP; fails harmlessly past the last capability
+        LIBC.prctl(24, cap, 0, 0, 0)  # PR_CAPBSET_DROP; fails harmlessly past the last capability
     header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
     keep = (1 << 6) | (1 << 7)  # CAP_SETGID, CAP_SETUID: still needed for the next three calls
     data = (ctypes.c_uint32 * 6)(keep, keep, 0, 0, 0, 0)  # effective, permitted, inheritable (x2 words)
-    if libc.capset(header, data) != 0:
+    if LIBC.capset(header, data) != 0:
         raise OSError(ctypes.get_errno(), "capset failed")
     os.setgroups([])
     os.setresgid(uid, uid, uid)
@@ -244,10 +246,9 @@ def remove_ipc_objects():
 
     (POSIX message queues cannot be made at all: a worker's RLIMIT_MSGQUEUE is 0.)
     """
-    libc = ctypes.CDLL(None, use_errno=True)
-    for kind, remove in (("shm", lambda i: libc.shmctl(i, IPC_RMID, None)),
-                         ("sem", lambda i: libc.semctl(i, 0, IPC_RMID)),
-                         ("msg", lambda i: libc.msgctl(i, IPC_RMID, None))):
+    for kind, remove in (("shm", lambda i: LIBC.shmctl(i, IPC_RMID, None)),
+                         ("sem", lambda i: LIBC.semctl(i, 0, IPC_RMID)),
+                         ("msg", lambda i: LIBC.msgctl(i, IPC_RMID, None))):
         try:
             with open(f"/proc/sysvipc/{kind}") as fh:
                 rows = fh.read().splitlines()[1:]
@@ -259,7 +260,7 @@ def remove_ipc_objects():
                 remove(int(fields[1]))
     if SYS_KEYCTL is not None:
         for ring in (KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING):
-            libc.syscall(SYS_KEYCTL, KEYCTL_CLEAR, ring)
+            LIBC.syscall(SYS_KEYCTL, KEYCTL_CLEAR, ring)
 
 
 def reap_orphans(seconds=3.0):
@@ -369,13 +370,13 @@ def fork_worker(ctrl, msg, fd):
 def main():
     ctrl = socket.socket(fileno=int(sys.argv[1]))
     try:
-        ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # no ptrace or /proc/PID/mem from workers
+        LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # no ptrace or /proc/PID/mem from workers
     except (OSError, AttributeError):
         pass
     if os.getpid() != 1:
         # Partial isolation: orphans of workers come here rather than to the host's PID 1, which may
         # never reap them; the sweep ends and reaps them.
-        ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        LIBC.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.signal(signal.SIGALRM, _alarm)
     workers = set()
