@@ -11,27 +11,28 @@ from ._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .agents import baseline_source, reference_source, replay_source
-    from .api import ApiSpec, Instance, Switches, create_app, serve
+    from .api import ApiModel, Instance, create_app, load_model, model_from_document, serve
     from .grading import GradeResult, GradingPool, HiddenTest, Limits, Sandbox, TestResult, grade
     from .har import Recording, read_har, render_compact, write_har
     from .tasks import Task, load_task
-    from .tierb import build_tierb, tierb_configs
+    from .tierb import Switches, build_tierb, tierb_configs
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "ApiSpec", "ClientFileError", "GradeResult", "GradingError", "GradingPool", "Har2ClientError", "HarError",
+    "ApiModel", "ClientFileError", "GradeResult", "GradingError", "GradingPool", "Har2ClientError", "HarError",
     "HiddenTest", "Instance", "Limits", "Recording", "Sandbox", "SpecError", "Switches", "Task", "TaskError",
     "TestResult", "__version__", "baseline_source", "build_tierb", "create_app", "grade", "load_task",
-    "read_har", "reference_source", "render_compact", "replay_source", "serve", "tierb_configs", "write_har",
+    "load_model", "model_from_document", "read_har", "reference_source", "render_compact", "replay_source",
+    "serve", "tierb_configs", "write_har",
 ]
 
 __getattr__ = lazy_exports(__name__, {
     **dict.fromkeys(("baseline_source", "reference_source", "replay_source"), ".agents"),
-    **dict.fromkeys(("ApiSpec", "Instance", "Switches", "create_app", "serve"), ".api"),
+    **dict.fromkeys(("ApiModel", "Instance", "create_app", "load_model", "model_from_document", "serve"), ".api"),
     **dict.fromkeys(("GradeResult", "GradingPool", "HiddenTest", "Limits", "Sandbox", "TestResult", "grade"),
                     ".grading"),
     **dict.fromkeys(("Recording", "read_har", "render_compact", "write_har"), ".har"),
     **dict.fromkeys(("Task", "load_task"), ".tasks"),
-    **dict.fromkeys(("build_tierb", "tierb_configs"), ".tierb"),
+    **dict.fromkeys(("Switches", "build_tierb", "tierb_configs"), ".tierb"),
 })

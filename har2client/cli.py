@@ -160,8 +160,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
         print(f"[{done}/{total}] {task_id}", file=sys.stderr, flush=True)
 
     if args.tier == "tiera":
-        from .tiera._app import NOT_SERVED
-        from .tiera._build import build_tiera
+        from .tiera import NOT_SERVED, build_tiera
 
         paths = build_tiera(args.out, args.seed, progress=progress)
         unserved = f" ({len(NOT_SERVED)} descriptions not served yet: {', '.join(sorted(NOT_SERVED))})" if NOT_SERVED else ""

@@ -13,18 +13,16 @@ Everything listens on 127.0.0.1 and nothing leaves the machine.
 from __future__ import annotations
 
 import base64
-import json
 import os
 import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from har2client.api import Instance, create_app, listen_socket  # noqa: E402
+from har2client.api import Instance, create_app, listen_socket, model_from_document  # noqa: E402
 from har2client.api._http import HTTPServer  # noqa: E402
 from har2client.tierb import tierb_configs  # noqa: E402
 
@@ -62,8 +60,8 @@ def site(api):
 
 
 def serve():
-    spec = tierb_configs(1)[31].spec()  # products, every switch off
-    server = HTTPServer(listen_socket("127.0.0.1"), site(create_app(spec, Instance(spec, 7))))
+    model = model_from_document(tierb_configs(1)[31].document())  # products, every switch off
+    server = HTTPServer(listen_socket("127.0.0.1"), site(create_app(model, Instance(model, 7))))
     return server, f"http://127.0.0.1:{server.port}"
 
 

@@ -9,6 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from har2client.agents import baseline_source, reference_source
+from har2client.api._reference import conventions_on
+from har2client.tierb import CONVENTION_OF
 from har2client.grading import grade
 from har2client.tasks import load_task
 
@@ -50,11 +52,14 @@ def test_removing_any_switch_handling_fails_a_hidden_test(tierb_tasks, tmp_path)
     """For every task and every switch it turns on, the reference without that switch's handling fails."""
     jobs = []
     for task in tierb_tasks:
-        spec = load_task(task).spec
-        for switch in spec.switches.on:
-            path = tmp_path / f"{os.path.basename(task)}_without_{switch}.py"
-            path.write_text(reference_source(spec, drop=switch))
-            jobs.append((task, switch, str(path)))
+        model = load_task(task).model
+        switches = json.load(open(os.path.join(task, "hidden", "grading.json")))["switches"]
+        on = [CONVENTION_OF[name] for name, variant in switches.items() if variant != "off"]
+        assert sorted(on) == sorted(conventions_on(model)), task  # each switch sets exactly its convention
+        for convention in on:
+            path = tmp_path / f"{os.path.basename(task)}_without_{convention}.py"
+            path.write_text(reference_source(model, drop=convention))
+            jobs.append((task, convention, str(path)))
     assert len(jobs) >= 150
 
     def one(job):
@@ -102,9 +107,9 @@ def test_a_missing_client_file_is_a_failure_not_a_crash(tierb_tasks, tmp_path):
 
 def _wrap_reference(task, body: str) -> str:
     """The task's reference client with one method replaced by ``body`` (a misbehaving method)."""
-    spec = load_task(task).spec
-    src = reference_source(spec)
-    name = f"get_{spec.resource.name}"
+    model = load_task(task).model
+    src = reference_source(model)
+    name = f"get_{model.resource}"
     return src + f"\n\ndef _bad(self, *a, **k):\n{body}\n\nClient.{name} = _bad\n"
 
 
@@ -149,14 +154,14 @@ def test_a_client_that_hangs_in_one_method_only_is_not_cut_short(tierb_tasks, tm
     from har2client.grading import Limits
 
     task = tierb_tasks[3]
-    spec = load_task(task).spec
+    model = load_task(task).model
     path = tmp_path / "client.py"
-    path.write_text(reference_source(spec) + "\n\ndef _bad(self, *a, **k):\n    while True:\n        pass\n\n"
-                    f"Client.create_{spec.resource.name} = _bad\n")
+    path.write_text(reference_source(model) + "\n\ndef _bad(self, *a, **k):\n    while True:\n        pass\n\n"
+                    f"Client.create_{model.resource} = _bad\n")
     r = grade(task, str(path), limits=Limits(call_seconds=1, task_seconds=60))
     by_name = {t.name: t for t in r.tests}
-    assert by_name[f"create_{spec.resource.name}_persists"].error.startswith("timed out after 1 s")
-    assert by_name[f"delete_{spec.resource.name}_persists"].passed
+    assert by_name[f"create_{model.resource}_persists"].error.startswith("timed out after 1 s")
+    assert by_name[f"delete_{model.resource}_persists"].passed
     assert not any("twice in a row" in (t.error or "") for t in r.tests)
 
 

@@ -8,7 +8,8 @@ import pytest
 from har2client import HarError
 from har2client.api import instance_seed
 from har2client.har import parse_har, read_har, recording_to_har, render_compact, write_har
-from har2client.har._session import record_session, recording_instance
+from har2client.api._session import record_session, recording_instance
+from har2client.api import model_from_document
 from har2client.tierb import tierb_configs
 
 
@@ -102,8 +103,9 @@ def test_missing_file_is_a_one_line_error(tmp_path):
 
 def _recording(index=0):
     c = tierb_configs(1, index + 1)[index]
-    spec = c.spec()
-    return spec, record_session(spec, recording_instance(spec, instance_seed(c.seed, "recording")), c.seed)
+    model = model_from_document(c.document(), c.task_id, c.slug)
+    seed = instance_seed(c.seed, "recording")
+    return c, record_session(model, recording_instance(model, seed), seed)
 
 
 HAR12_ENTRY = {"startedDateTime", "time", "request", "response", "cache", "timings"}
@@ -113,7 +115,8 @@ HAR12_RESPONSE = {"status", "statusText", "httpVersion", "cookies", "headers", "
 
 
 def test_written_recordings_are_har_1_2_shaped_like_a_browser_export(tmp_path):
-    spec, rec = _recording()
+    config, rec = _recording()
+    host = f"api.{config.slug}.example"
     doc = recording_to_har(rec)
     log = doc["log"]
     assert log["version"] == "1.2" and log["creator"]["name"] == "WebInspector" and log["browser"]["name"] == "Chrome"
@@ -123,10 +126,10 @@ def test_written_recordings_are_har_1_2_shaped_like_a_browser_export(tmp_path):
         assert {"send", "wait", "receive"} <= set(e["timings"])
         assert "size" in e["response"]["content"] and "mimeType" in e["response"]["content"]
     hosts = {e["request"]["url"].split("/")[2] for e in log["entries"]}
-    assert spec.host in hosts and len(hosts) > 1  # unrelated browser requests are part of a browser HAR
-    api = [e for e in log["entries"] if spec.host in e["request"]["url"]]
+    assert host in hosts and len(hosts) > 1  # unrelated browser requests are part of a browser HAR
+    api = [e for e in log["entries"] if host in e["request"]["url"]]
     assert any(h["name"] == "User-Agent" and "Chrome" in h["value"] for h in api[0]["request"]["headers"])
-    assert any(e["request"]["cookies"] for e in api) or spec.switches.login != "session_cookie"
+    assert any(e["request"]["cookies"] for e in api) or config.switches.login != "session_cookie"
     path = tmp_path / "r.har"
     write_har(rec, str(path))
     again = read_har(path)
@@ -136,11 +139,11 @@ def test_written_recordings_are_har_1_2_shaped_like_a_browser_export(tmp_path):
 
 
 def test_compact_rendering_keeps_the_api_and_drops_boilerplate():
-    spec, rec = _recording()
+    config, rec = _recording()
     text = render_compact(rec)
-    assert text.startswith("# Recording: ") and spec.host in text.splitlines()[0]
+    assert text.startswith("# Recording: ") and f"api.{config.slug}.example" in text.splitlines()[0]
     assert "omitted" in text.splitlines()[0]
     assert "sec-ch-ua" not in text and "User-Agent" not in text
-    assert "Authorization: Bearer" in text or spec.switches.login != "password_bearer"
+    assert "Authorization: Bearer" in text or config.switches.login != "password_bearer"
     assert "more\"" in text  # long lists are shortened
     assert len(text) < len(json.dumps(recording_to_har(rec))) / 3

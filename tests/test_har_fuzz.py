@@ -13,7 +13,6 @@ import random
 import subprocess
 import sys
 
-import pytest
 
 from conftest import ROOT
 from har2client import HarError
@@ -29,16 +28,16 @@ KEYS = ["text", "_file", "encoding", "params", "status", "url", "method", "heade
 
 
 def _bases():
-    from har2client.api import instance_seed
+    from har2client.api import instance_seed, model_from_document
+    from har2client.api._session import record_session, recording_instance
     from har2client.har import recording_to_har
-    from har2client.har._session import record_session, recording_instance
     from har2client.tierb import tierb_configs
 
     docs = []
     for config in tierb_configs(3)[:3]:
         seed = instance_seed(config.seed, "recording")
-        spec = config.spec()
-        docs.append(json.dumps(recording_to_har(record_session(spec, recording_instance(spec, seed), seed))))
+        model = model_from_document(config.document())
+        docs.append(json.dumps(recording_to_har(record_session(model, recording_instance(model, seed), seed))))
     for path in sorted(glob.glob(os.path.join(CORPUS, "*.har"))):
         with open(path, encoding="utf-8") as fh:
             docs.append(fh.read())

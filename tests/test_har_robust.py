@@ -6,7 +6,6 @@ that never ends.
 """
 
 import json
-import os
 import subprocess
 import sys
 

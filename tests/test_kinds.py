@@ -16,11 +16,11 @@ GRADING = os.path.join(os.path.dirname(__file__), "..", "har2client", "grading")
 
 
 def start_counted(task, grading_seed, sock):
-    """A kind defined outside the package: Tier B's world, counting how often the judge asked for it."""
-    from har2client.tierb._world import start_tierb_world
+    """A kind defined outside the package: the build world, counting how often the judge asked for it."""
+    from har2client.api._world import start_grading_world
 
     start_counted.calls += 1
-    return start_tierb_world(task, grading_seed, sock)
+    return start_grading_world(task, grading_seed, sock)
 
 
 start_counted.calls = 0
@@ -45,7 +45,7 @@ def test_a_kind_nobody_registered_is_a_one_line_task_error(tierb_tasks, tmp_path
     task = _copy_as(tierb_tasks[4], tmp_path, "nobody-knows")
     with pytest.raises(TaskError, match="kind 'nobody-knows', which no installed code grades") as info:
         grade(str(task), str(task / "hidden" / "reference_client.py"))
-    assert "\n" not in str(info.value) and "tiera" in str(info.value)
+    assert "\n" not in str(info.value) and "build" in str(info.value)
 
 
 def test_grading_imports_no_tier_case_or_baseline_module():

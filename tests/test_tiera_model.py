@@ -6,7 +6,8 @@ import pytest
 from openapi_schema_validator import OAS30Validator, oas30_format_checker
 
 from har2client import SpecError
-from har2client.tiera import fake_records, load_tiera_spec, load_tiera_specs
+from har2client.api._fake import fake_records
+from har2client.tiera import load_tiera_spec, load_tiera_specs, tiera_specs
 
 MODELS = load_tiera_specs()
 
@@ -21,7 +22,7 @@ def test_every_description_loads_with_the_roles_its_session_uses():
         assert m.id_field in m.record_schema.get("properties", {}), (m.key, m.id_field)
         if "create" in m.operations:
             assert m.writable, m.key
-        assert m.task_id.startswith("tiera_") and m.host
+        assert m.server.startswith("https://")
 
 
 @pytest.mark.parametrize("model", MODELS, ids=[m.key for m in MODELS])
@@ -56,7 +57,7 @@ def test_generation_is_deterministic():
 
 
 def test_a_broken_annotation_is_a_clear_error(tmp_path):
-    src = open(MODELS[0].path).read().replace('get: "GetCustomersCustomer"', 'get: "NoSuchOperation"')
+    src = open(tiera_specs()[0].path).read().replace('get: "GetCustomersCustomer"', 'get: "NoSuchOperation"')
     path = tmp_path / "01_broken.yaml"
     path.write_text(src)
     with pytest.raises(SpecError, match="names 'NoSuchOperation', which no operation has"):

@@ -10,9 +10,10 @@ import pytest
 from conftest import run_cli
 from har2client.agents import baseline_source
 from har2client.grading import grade
-from har2client.tiera import load_tiera_spec
-from har2client.tiera._build import build_tiera, conventions_on
-from har2client.tiera._reference import tiera_reference_source
+from har2client.agents import reference_source
+from har2client.api._reference import conventions_on
+from har2client.tasks import load_task
+from har2client.tiera import build_tiera
 from test_tierb_build import tree_digest
 
 
@@ -29,8 +30,7 @@ def tiera_tasks(tiera_dir):
 
 
 def _model(task):
-    g = json.load(open(os.path.join(task, "hidden", "grading.json")))
-    return load_tiera_spec(os.path.join(task, "hidden", "openapi.yaml"), g["api_name"])
+    return load_task(task).model
 
 
 def _parallel(fn, items):
@@ -72,7 +72,7 @@ def test_removing_any_conventions_handling_fails_a_hidden_test(tiera_tasks, tmp_
         model = _model(task)
         for convention in conventions_on(model):
             path = tmp_path / f"{os.path.basename(task)}_without_{convention}.py"
-            path.write_text(tiera_reference_source(model, drop=convention))
+            path.write_text(reference_source(model, drop=convention))
             jobs.append((task, convention, str(path)))
     assert len(jobs) >= 45
 
@@ -85,10 +85,9 @@ def test_removing_any_conventions_handling_fails_a_hidden_test(tiera_tasks, tmp_
 
 
 def test_the_build_command(tmp_path):
-    from har2client.tiera import load_tiera_specs
-    from har2client.tiera._app import served
+    from har2client.tiera import NOT_SERVED, tiera_specs
 
-    expected = sum(served(m) for m in load_tiera_specs())
+    expected = sum(s.key not in NOT_SERVED for s in tiera_specs())
     r = run_cli("build", "tiera", "--out", str(tmp_path / "a"))
     assert r.returncode == 0 and f"built {expected} tasks" in r.stdout
     task = tmp_path / "a" / "tiera_01_stripe"

@@ -5,9 +5,9 @@ import json
 import os
 from collections import Counter
 
-from har2client.api._spec import SWITCH_NAMES, SWITCH_VARIANTS
 from har2client.har import read_har
-from har2client.tierb import build_tierb, tierb_configs
+from har2client.tasks import load_task
+from har2client.tierb import SWITCH_NAMES, SWITCH_VARIANTS, build_tierb, tierb_configs
 
 
 def tree_digest(root) -> dict:
@@ -77,18 +77,35 @@ def test_visible_files_hold_nothing_hidden(tierb_tasks):
 def test_hidden_header_tasks_carry_an_evidence_recording_with_the_refusal(tierb_tasks):
     with_evidence = 0
     for t in tierb_tasks:
-        spec = json.load(open(os.path.join(t, "hidden", "spec.json")))
+        grading = json.load(open(os.path.join(t, "hidden", "grading.json")))
         path = os.path.join(t, "recording_evidence.har")
-        if spec["switches"]["hidden_header"] == "off":
+        if grading["switches"]["hidden_header"] == "off":
             assert not os.path.exists(path)
             continue
         with_evidence += 1
         plain = read_har(os.path.join(t, "recording.har"))
         evidence = read_har(path)
-        host = spec["host"]
+        host = load_task(t).model.server.split("://")[1]
         refused = [e for e in evidence.entries if e.request.host == host and e.response.status in (400, 403)]
         assert refused, t
         assert not [e for e in plain.entries if e.request.host == host and e.response.status in (400, 403)], t
         api_requests = [len([e for e in rec.entries if e.request.host == host]) for rec in (evidence, plain)]
         assert api_requests[0] == api_requests[1] + 1  # the same session plus the one refused request
     assert with_evidence == 25
+
+
+def test_each_task_describes_its_api_as_a_valid_openapi_document(tierb_tasks):
+    """The switches are written as the engine's conventions in hidden/openapi.yaml, a valid OpenAPI 3.0."""
+    import yaml
+    from openapi_spec_validator import validate
+
+    for t in tierb_tasks:
+        with open(os.path.join(t, "hidden", "openapi.yaml"), encoding="utf-8") as fh:
+            doc = yaml.safe_load(fh)
+        validate(doc)
+        x = doc["x-har2client"]
+        switches = json.load(open(os.path.join(t, "hidden", "grading.json")))["switches"]
+        assert (x["auth"]["style"] == "none") == (switches["login"] == "off"), t
+        assert (x["paging"]["style"] == "none") == (switches["paging"] == "off"), t
+        assert bool(x["required_headers"]) == (switches["hidden_header"] != "off"), t
+        assert ("expiry" in x["auth"]) == (switches["expiry"] != "off"), t

@@ -16,11 +16,5 @@ def baseline_source(kind: str, task: Task | str) -> str:
         with open(task.reference_path, encoding="utf-8") as fh:
             return fh.read()
     if kind == "replay":
-        if task.grading.get("tier") == "A":
-            from ..tiera._grading import tiera_replay_source
-            from ..tiera._openapi import load_tiera_spec
-
-            model = load_tiera_spec(task.hidden_file("openapi.yaml"), task.grading["api_name"])
-            return tiera_replay_source(model, read_har(task.recording_path))
-        return replay_source(task.spec, read_har(task.recording_path))
+        return replay_source(task.model, read_har(task.recording_path))
     raise TaskError(f"unknown baseline {kind!r} (one of {', '.join(BASELINES)})")

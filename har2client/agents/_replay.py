@@ -9,10 +9,12 @@ copying gets: on a fresh grading instance, almost nowhere.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+import re
 from urllib.parse import urlsplit
+from typing import Any, Callable
 
-from ..api import ApiSpec
+from ..api._model import ApiModel
+from ..api._reference import method_names
 from ..har import Recording
 
 TEMPLATE = '''\
@@ -98,18 +100,22 @@ def recorded_calls(rec: Recording, host: str, classify: Callable[[Any], str | No
     return calls
 
 
-def tierb_classifier(spec: ApiSpec) -> Callable[[Any], str | None]:
-    res = spec.resource
+def classifier(model: ApiModel) -> Callable[[Any], str | None]:
+    """Which role each recorded request played, from the API's operations (a filtered list apart)."""
+    patterns = []
+    for role, op in model.operations.items():
+        regex = re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(op.path))
+        patterns.append((op.method, re.compile(f"^{regex}/?$"), role))
+    filters = set(model.filters)
 
     def classify(e: Any) -> str | None:
-        path, method = urlsplit(e.request.url).path.rstrip("/"), e.request.method
-        is_collection = path.endswith(f"/{res.plural}")
-        is_item = path.rsplit("/", 2)[-2:-1] == [res.plural]
-        if method == "GET" and is_collection:
-            filtered = bool(res.filter_field) and any(k == res.filter_field for k, _ in e.request.query)
-            return "list_filtered" if filtered else "list"
-        return {("GET", True): "get", ("PATCH", True): "update", ("DELETE", True): "delete"}.get(
-            (method, is_item), "create" if method == "POST" and is_collection else None)
+        path = e.request.path
+        for method, regex, role in patterns:
+            if e.request.method == method and regex.match(path):
+                if role == "list" and any(k in filters for k, _ in e.request.query):
+                    return "list_filtered"
+                return role
+        return None
 
     return classify
 
@@ -123,8 +129,7 @@ def replay_client_source(api_name: str, calls: dict[str, list[dict[str, Any]]], 
                            create_name=names["create"], update_name=names["update"], delete_name=names["delete"])
 
 
-def replay_source(spec: ApiSpec, rec: Recording) -> str:
-    res = spec.resource
-    names = {"list": f"list_{res.plural}", "get": f"get_{res.name}", "create": f"create_{res.name}",
-             "update": f"update_{res.name}", "delete": f"delete_{res.name}"}
-    return replay_client_source(spec.name, recorded_calls(rec, spec.host, tierb_classifier(spec)), names)
+def replay_source(model: ApiModel, rec: Recording) -> str:
+    """The replay baseline of an API's task: its recorded requests, re-sent."""
+    host = model.server.split("://", 1)[1].split("/", 1)[0]
+    return replay_client_source(model.api, recorded_calls(rec, host, classifier(model)), method_names(model))

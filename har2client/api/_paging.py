@@ -1,71 +1,135 @@
-"""Paging for the Tier B fakes: one page of rows, its metadata for the body, and its headers."""
+"""Paging: the five styles, in each API's own parameter names and meta paths.
+
+``paging.meta_prefix`` puts every meta key under one object (``meta.``, ``paging.``); ``echo`` repeats
+the page's own arguments in the body; ``default_limit`` and ``page_cap`` size the pages.
+"""
 
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from flask import request
 
-from ._errors_http import ApiError
-from ._instance import Instance
-from ._spec import ApiSpec
+from ._instance import page_sizes
+from ._model import ApiModel
+from ._shapes import ApiRefusal, current
 
 
-def _int_arg(name: str, default: int, low: int, high: int | None = None) -> int:
-    raw = request.args.get(name)
+def _arg(name: str) -> Any:
+    """A paging argument: from the query, or from the JSON body where the API lists by POST (Notion)."""
+    if request.method == "POST":
+        body = request.get_json(silent=True)
+        return body.get(name) if isinstance(body, dict) else None
+    return request.args.get(name)
+
+
+def _int_arg(name: str, default: int) -> int:
+    raw = _arg(name)
     if raw is None:
         return default
     try:
-        value = int(raw)
+        return int(raw)
     except ValueError:
-        raise ApiError(400, "invalid_parameter", f"{name} must be an integer") from None
-    if value < low:
-        raise ApiError(400, "invalid_parameter", f"{name} must be at least {low}")
-    return min(value, high) if high is not None else value
+        raise ApiRefusal(400, f"{name} must be an integer", code="invalid_parameter") from None
 
 
-def _url_with(**params: Any) -> str:
+def _url(**params: Any) -> str:
     args = request.args.to_dict()
     args.update({k: str(v) for k, v in params.items()})
     return f"{request.base_url}?{urlencode(args)}"
 
 
-def paginate(spec: ApiSpec, instance: Instance, rows: list) -> tuple[list, dict[str, Any], dict[str, str]]:
-    """One page of ``rows``, the paging metadata for the body, and headers."""
-    kind, d = spec.switches.paging, spec.details
+def paginate(model: ApiModel, rows: list[dict[str, Any]]) -> tuple[list, dict[str, Any], dict[str, str]]:
+    """One page of ``rows``, values for dotted paths in the body, and response headers."""
+    p = model.conventions["paging"]
+    style = p["style"]
+    size_param = p.get("per_page_param") or p.get("limit_param")
+    default, cap = page_sizes(model)
+    size = default
+    if not p.get("fixed_page_size") and size_param and _arg(size_param) is not None:
+        size = max(p.get("min_limit", 1), min(_int_arg(size_param, default), cap))
     total = len(rows)
-    if kind in ("page", "link"):
-        per = _int_arg("per_page", d.page_size, 1, d.max_page_size)
-        page = _int_arg("page", 1, 1)
-        chunk = rows[(page - 1) * per: page * per]
-        pages = max(1, -(-total // per))
-        if kind == "page":
-            return chunk, {"page": page, "per_page": per, "total_pages": pages}, {}
-        links = []
-        if page < pages:
-            links.append(f'<{_url_with(page=page + 1, per_page=per)}>; rel="next"')
-            links.append(f'<{_url_with(page=pages, per_page=per)}>; rel="last"')
-        if page > 1:
-            links.append(f'<{_url_with(page=1, per_page=per)}>; rel="first"')
-        return chunk, {}, ({"Link": ", ".join(links)} if links else {})
-    if kind == "offset":
-        limit = _int_arg("limit", d.page_size, 1, d.max_page_size)
-        offset = _int_arg("offset", 0, 0)
-        return rows[offset: offset + limit], {"offset": offset, "limit": limit, "total": total}, {}
-    if kind in ("cursor", "next_url"):
-        limit = _int_arg("limit", d.page_size, 1, d.max_page_size)
-        token = request.args.get("cursor" if kind == "cursor" else "page_token")
-        start = 0
-        if token:
-            pos = instance.position_of(token)
+    pre = p.get("meta_prefix", "")
+    meta: dict[str, Any] = {}
+    headers: dict[str, str] = {}
+    if style == "none":
+        return rows[:size] if size_param and _arg(size_param) else rows, meta, headers
+    if (style in ("page", "link") and not p.get("cursor_param")) or style == "next_url":
+        page_param = p.get("page_param", "page")
+        page = max(1, _int_arg(page_param, 1))
+        start = (page - 1) * size
+        chunk = rows[start:start + size]
+        pages = max(1, -(-total // size))
+        more = page < pages
+        sized = {size_param: size} if size_param else {}
+        nxt = _url(**{page_param: page + 1, **sized}) if more else None
+        if p.get("echo") or p.get("pages_key") in ("pages", "total_pages"):  # bodies that count pages say which this is
+            meta[pre + page_param] = page
+        if p.get("echo") and size_param:
+            meta[pre + size_param] = size
+        if style == "page":
+            if p.get("pages_key"):
+                meta[pre + p["pages_key"]] = pages
+            if p.get("total_key"):
+                meta[pre + p["total_key"]] = total
+            if p.get("next_key"):
+                meta[pre + p["next_key"]] = nxt
+        elif style == "link":
+            links = [f'<{nxt}>; rel="next"'] if nxt else []
+            if more:
+                links.append(f'<{_url(**{page_param: pages, **sized})}>; rel="last"')
+                if p.get("next_header"):
+                    headers[p["next_header"]] = str(page + 1)
+            if page > 1:
+                links.append(f'<{_url(**{page_param: 1, **sized})}>; rel="first"')
+            if links:
+                headers["Link"] = ", ".join(links)
+        else:
+            if nxt and p.get("relative"):
+                parts = urlsplit(nxt)
+                nxt = parts.path + "?" + parts.query
+            meta[pre + p["next_key"]] = nxt
+        return chunk, meta, headers
+    if style == "offset":
+        offset = max(0, _int_arg(p["offset_param"], 0))
+        chunk = rows[offset:offset + size]
+        more = offset + size < total
+        if p.get("echo"):
+            meta.update({pre + p["offset_param"]: offset, pre + p["limit_param"]: size})
+        if p.get("total_key"):
+            meta[pre + p["total_key"]] = total
+        if p.get("more_key"):
+            meta[pre + p["more_key"]] = more
+        if p.get("next_key"):
+            meta[pre + p["next_key"]] = (offset + size if more else None) if "start" in p["next_key"] else (
+                _url(**{p["offset_param"]: offset + size, p["limit_param"]: size}) if more else None)
+        return chunk, meta, headers
+    # cursor styles, and Link headers that carry a cursor (Shopify's page_info, Okta's after)
+    cursor = _arg(p["cursor_param"])
+    start = 0
+    if cursor:
+        if p.get("cursor_source") == "last_id":
+            ids = [str(r[model.id_field]) for r in rows]
+            if cursor not in ids:
+                raise ApiRefusal(400, f"No such object: {cursor}", code="invalid_cursor")
+            start = ids.index(cursor) + 1
+        else:
+            pos = current().position_of(str(cursor))
             if pos is None:
-                raise ApiError(400, "invalid_cursor", "The cursor is not valid for this account")
+                raise ApiRefusal(400, "The cursor is not valid for this account", code="invalid_cursor")
             start = pos
-        chunk = rows[start: start + limit]
-        more = start + limit < total
-        nxt = instance.cursor_for(start + limit) if more else None
-        if kind == "cursor":
-            return chunk, {"next_cursor": nxt, "has_more": more}, {}
-        return chunk, {"next": _url_with(page_token=nxt) if nxt else None}, {}
-    return rows, {}, {}
+    chunk = rows[start:start + size]
+    more = start + size < total
+    token = current().cursor_for(start + size) if more else None
+    if style == "link":
+        if token:
+            headers["Link"] = f'<{_url(**{p["cursor_param"]: token})}>; rel="next"'
+        return chunk, meta, headers
+    if p.get("cursor_source") == "last_id":
+        meta[pre + p.get("more_key", "has_more")] = more
+    else:
+        meta[pre + p["cursor_source"]] = token
+        if p.get("more_key"):
+            meta[pre + p["more_key"]] = more
+    return chunk, meta, headers

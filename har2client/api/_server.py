@@ -53,5 +53,5 @@ def serve(instance: Instance, host: str | None = None, port: int = 0,
     """Serve ``instance`` from a background thread, on ``sock`` or on its own loopback address."""
     if sock is None:
         sock = listen_socket(host or loopback_host(instance.seed), port)
-    server = HTTPServer(sock, create_app(instance.spec, instance))
+    server = HTTPServer(sock, create_app(instance.model, instance))
     return RunningServer(instance, f"http://{server.host}:{server.port}", server)

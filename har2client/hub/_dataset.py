@@ -47,7 +47,7 @@ FEATURES = pa.schema([
     ("class_name", pa.string()), ("constructor", pa.list_(pa.string())), ("methods", pa.list_(pa.string())),
     ("licence", pa.string()), ("docs", pa.string()),
 ])
-HIDDEN_FILES = ("spec.json", "openapi.yaml", "tests.json", "grading.json", "reference_client.py")
+HIDDEN_FILES = ("openapi.yaml", "tests.json", "grading.json", "reference_client.py")
 
 
 def secret_seed(given: int | None) -> int:
@@ -178,8 +178,8 @@ extra_gated_fields:
 
 # HAR2Client: hidden grading part
 
-One folder per task, `tasks/<task_id>/`: the task's `task.json`, its API description (`spec.json` for
-Tier B, `openapi.yaml` for Tier A), `tests.json`, `grading.json` and `reference_client.py`. The public
+One folder per task, `tasks/<task_id>/`: the task's `task.json`, its API description (`openapi.yaml`:
+OpenAPI 3 with the `x-har2client` conventions, for both tiers), `tests.json`, `grading.json` and `reference_client.py`. The public
 tasks are in the companion dataset. `har2client pull TASK_ID --source ORG/NAME` fetches one task's files
 from both and `har2client grade TASK_ID client.py` grades a client on it.
 """
@@ -205,7 +205,7 @@ def _check_target(folder: str, overwrite: bool) -> None:
 def _task_batches(work: str, secret: int | None, train: int, task_dirs: list[str] | None,
                   say: Callable[[str], None]) -> Iterator[tuple[str, list[str]]]:
     """(split, task directories) a batch at a time; each batch's files are deleted once the next is asked for."""
-    from ..tiera._build import build_tiera
+    from ..tiera import build_tiera
     from ..tierb import TIERB_SIZE, build_tierb
 
     if task_dirs:

@@ -47,9 +47,8 @@ def kinds() -> list[str]:
 
 
 def kind_of(task: Task) -> str:
-    """The task's kind: named in its grading.json, or (tasks built before kinds had names) by its tier."""
-    g = task.grading
-    return str(g.get("kind") or {"A": "tiera", "B": "tierb"}.get(str(g.get("tier", "B")), ""))
+    """The task's kind, as its grading.json names it (a build task when it names none)."""
+    return str(task.grading.get("kind") or "build")
 
 
 def start_world(task: Task, grading_seed: int, sock: socket.socket) -> GradingWorld:
@@ -65,5 +64,4 @@ def start_world(task: Task, grading_seed: int, sock: socket.socket) -> GradingWo
     return start(task, grading_seed, sock)
 
 
-register("tierb", "har2client.tierb._world:start_tierb_world")
-register("tiera", "har2client.tiera._grading:start_task_world")
+register("build", "har2client.api._world:start_grading_world")

@@ -4,7 +4,7 @@
     TASK/recording.har            the recorded traffic
     TASK/recording_evidence.har   (hidden-header tasks) the same session with one refused request
     TASK/task.json                visible metadata
-    TASK/hidden/spec.json         the API description (Tier A: hidden/openapi.yaml, the provider's subset)
+    TASK/hidden/openapi.yaml      the API's description (OpenAPI 3 with the x-har2client conventions)
     TASK/hidden/tests.json        the hidden tests
     TASK/hidden/grading.json      task seed, client signature, limits
     TASK/hidden/reference_client.py
@@ -19,7 +19,6 @@ from functools import cached_property
 from typing import Any
 
 from .._errors import TaskError
-from ..api import ApiSpec
 
 VISIBLE = ("goal.md", "recording.har", "task.json")
 OPTIONAL_VISIBLE = ("recording_evidence.har",)
@@ -28,7 +27,7 @@ OPTIONAL_VISIBLE = ("recording_evidence.har",)
 def visible_files(task_dir: str) -> list[str]:
     """The names of the files a model may see in ``task_dir``, in a fixed order."""
     return [n for n in VISIBLE[:2] + OPTIONAL_VISIBLE + VISIBLE[2:] if os.path.isfile(os.path.join(task_dir, n))]
-HIDDEN = ("spec.json", "tests.json", "grading.json", "reference_client.py")
+HIDDEN = ("openapi.yaml", "tests.json", "grading.json", "reference_client.py")
 
 
 @dataclass(frozen=True)
@@ -72,8 +71,11 @@ class Task:
         return os.path.join(self.path, "hidden", name)
 
     @cached_property
-    def spec(self) -> ApiSpec:
-        return ApiSpec.from_dict(_read_json(self.hidden_file("spec.json")))
+    def model(self) -> Any:
+        """The API's model (an ``ApiModel``), read from ``hidden/openapi.yaml``."""
+        from ..api._model import load_model
+
+        return load_model(self.hidden_file("openapi.yaml"), self.grading.get("model_key"))
 
     @cached_property
     def tests(self) -> list[HiddenTest]:
@@ -101,10 +103,10 @@ def load_task(path: str | os.PathLike[str]) -> Task:
         if not os.path.isfile(os.path.join(path, name)):
             raise TaskError(f"{path}: not a task directory ({name} is missing)")
     for name in HIDDEN:
-        if name == "spec.json" and os.path.isfile(os.path.join(path, "hidden", "openapi.yaml")):
-            continue  # a Tier A task describes its API with the provider's OpenAPI document instead
         if not os.path.isfile(os.path.join(path, "hidden", name)):
-            raise TaskError(f"{path}: the hidden part is incomplete (hidden/{name} is missing)")
+            older = " (built by an earlier har2client, which described APIs in spec.json: rebuild it)" if \
+                os.path.isfile(os.path.join(path, "hidden", "spec.json")) else ""
+            raise TaskError(f"{path}: the hidden part is incomplete (hidden/{name} is missing){older}")
     task = Task(path)
     if "task_id" not in task.meta:
         raise TaskError(f"{task.file('task.json')}: no task_id")

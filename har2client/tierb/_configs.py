@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from .._seeding import derive_seed, rng
-from ..api import ApiSpec, Details, Switches
-from ..api._spec import BODY_PAGING, SWITCH_NAMES, SWITCH_VARIANTS, TOKEN_LOGINS
+from ._document import tierb_document
 from ._domains import DOMAIN_BY_KEY, DOMAINS
+from ._switches import BODY_PAGING, SWITCH_NAMES, SWITCH_VARIANTS, TOKEN_LOGINS, Details, Switches
 
 TIERB_SIZE = 50
 # How many tasks have each level (number of switches on); sums to TIERB_SIZE.
@@ -40,10 +40,15 @@ class TaskConfig:
     def level(self) -> int:
         return self.switches.level
 
-    def spec(self) -> ApiSpec:
+    @property
+    def slug(self) -> str:
+        return DOMAIN_BY_KEY[self.domain].slug
+
+    def document(self) -> dict[str, Any]:
+        """The task's API as an OpenAPI document (the switches written as the engine's conventions)."""
         d = DOMAIN_BY_KEY[self.domain]
-        return ApiSpec(name=f"{d.brand} API", slug=d.slug, host=f"api.{d.slug}.example",
-                       resources=(d.resource,), switches=self.switches, details=self.details)
+        return tierb_document(f"{d.brand} API", d.slug, f"api.{d.slug}.example", d.resource, self.switches,
+                              self.details)
 
     def to_dict(self) -> dict[str, Any]:
         return {"task_id": self.task_id, "index": self.index, "domain": self.domain, "seed": self.seed,

@@ -4,7 +4,39 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..api import Field, Resource
+from .._errors import SpecError
+from ..api import KINDS
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    kind: str                       # one of the engine's kinds of value (person, money_cents, enum, ...)
+    choices: tuple[str, ...] = ()
+    writable: bool = True
+    low: int = 0
+    high: int = 0
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise SpecError(f"field {self.name!r}: unknown kind {self.kind!r}")
+        if self.kind == "enum" and not self.choices:
+            raise SpecError(f"field {self.name!r}: an enum needs choices")
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One collection of the API, served at ``/<plural>`` and ``/<plural>/<id>``."""
+
+    name: str
+    plural: str
+    id_prefix: str
+    fields: tuple[Field, ...]
+    filter_field: str = ""
+
+    @property
+    def writable_fields(self) -> tuple[Field, ...]:
+        return tuple(f for f in self.fields if f.writable)
 
 
 @dataclass(frozen=True)

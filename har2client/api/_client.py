@@ -1,28 +1,103 @@
-"""A client for any served Tier A API, driven by its description's conventions.
+"""A client for any API the engine describes, driven by its conventions.
 
-The tests drive every served API with it; ``ignore`` drops one convention's
-handling (auth, paging, envelope, version) to show the server depends on it.
+The recording session drives the API with it, and the tests use it to show each
+convention matters: ``ignore`` drops one convention's handling (auth, paging,
+envelope, version, expiry, required_headers) and the server must notice.
 """
 
 from __future__ import annotations
 
+import json
+import random
+import uuid
 from typing import Any
+
 import httpx
 
+from ._gate import digest_of
+from ._model import ApiModel, Operation
 from ._shapes import get_path
-from ._openapi import Operation, TierAModel
 
-CONVENTIONS = ("auth", "paging", "envelope", "version")
+CONVENTIONS = ("auth", "paging", "envelope", "version", "expiry", "required_headers")
 
 
 class ConventionsClient:
-    def __init__(self, model: TierAModel, base_url: str, credentials: dict[str, str],
-                 client_params: dict[str, str], ignore: str | None = None, http: httpx.Client | None = None) -> None:
+    def __init__(self, model: ApiModel, base_url: str, credentials: dict[str, str],
+                 client_params: dict[str, str], ignore: str | None = None, http: httpx.Client | None = None,
+                 r: random.Random | None = None) -> None:
         self.model, self.base = model, base_url.rstrip("/")
         self.creds, self.params, self.ignore = credentials, client_params, ignore
         self.http = http or httpx.Client(timeout=10)
+        self.r = r or random.Random(0)
         self.requests = 0
         self.token: str | None = None
+        self.refresh_token: str | None = None
+        self.account_id: str | None = None
+
+    # -- signing in ----------------------------------------------------------------------
+
+    def _url(self, path_or_url: str) -> str:
+        """A URL on this server: a path, or a recorded URL moved here when it names the API's own host."""
+        if not path_or_url.startswith("http"):
+            return self.base + path_or_url
+        if self.base == self.model.server.rstrip("/"):
+            return path_or_url
+        return self.base + httpx.URL(path_or_url).raw_path.decode()
+
+    def token_url(self) -> str:
+        """The token endpoint: the identity host's in the recording, the grading server's otherwise."""
+        url = self.model.auth["token_url"]
+        for name, value in self.params.items():
+            url = url.replace("{" + name + "}", value)
+        return self._url(url)
+
+    def login(self) -> None:
+        auth, creds = self.model.auth, self.creds
+        style = auth["style"]
+        if style == "oauth2_client_credentials":
+            resp = self.http.post(self.token_url(), data={"grant_type": "client_credentials",
+                                                          "client_id": creds["client_id"],
+                                                          "client_secret": creds["client_secret"]})
+        elif style in ("password_bearer", "session_cookie"):
+            resp = self.http.post(self._url(auth["login_path"]),
+                                  json={"username": creds["username"], "password": creds["password"]})
+        else:
+            return
+        resp.raise_for_status()
+        body = resp.json()
+        self.token = body.get("access_token", "session")
+        self.refresh_token = body.get("refresh_token")
+
+    def renew(self) -> None:
+        if self.model.expiry.get("renew") == "refresh" and self.refresh_token:
+            resp = self.http.post(self._url(self.model.auth["refresh_path"]),
+                                  json={"refresh_token": self.refresh_token})
+            if resp.status_code == 200:
+                body = resp.json()
+                self.token, self.refresh_token = body["access_token"], body["refresh_token"]
+                return
+        self.login()
+
+    def _auth(self) -> tuple[dict[str, str], dict[str, str], Any]:
+        if self.ignore == "auth":
+            return {}, {}, None
+        auth, creds = self.model.auth, self.creds
+        style = auth["style"]
+        if style == "bearer":
+            return {"Authorization": f"Bearer {creds['api_key']}"}, {}, None
+        if style in ("header_key", "vendor"):
+            return {auth["header"]: auth.get("prefix", "") + creds["api_key"]}, {}, None
+        if style == "query_key":
+            return {}, {auth["param"]: creds["api_key"], **{p: creds[p] for p in auth.get("extra_params", [])}}, None
+        if style == "basic":
+            return {}, {}, (creds["username"], creds["password"])
+        if style == "none":
+            return {}, {}, None
+        if self.token is None:
+            self.login()
+        if style == "session_cookie":
+            return {}, {}, None  # the session lives in the cookie jar
+        return {"Authorization": f"Bearer {self.token}"}, {}, None
 
     # -- one request --------------------------------------------------------------------
 
@@ -42,39 +117,41 @@ class ConventionsClient:
             path = head + str(rid) + rest.split("}", 1)[1]
         return path
 
-    def _auth(self) -> tuple[dict[str, str], dict[str, str], Any]:
-        if self.ignore == "auth":
-            return {}, {}, None
-        auth, creds = self.model.conventions["auth"], self.creds
-        style = auth["style"]
-        if style == "bearer":
-            return {"Authorization": f"Bearer {creds['api_key']}"}, {}, None
-        if style in ("header_key", "vendor"):
-            return {auth["header"]: auth.get("prefix", "") + creds["api_key"]}, {}, None
-        if style == "query_key":
-            return {}, {auth["param"]: creds["api_key"], **{p: creds[p] for p in auth.get("extra_params", [])}}, None
-        if style == "basic":
-            return {}, {}, (creds["username"], creds["password"])
-        if self.token is None:
-            resp = self.http.post(self.token_url(), data={"grant_type": "client_credentials",
-                                                          "client_id": creds["client_id"],
-                                                          "client_secret": creds["client_secret"]})
-            resp.raise_for_status()
-            self.token = resp.json()["access_token"]
-        return {"Authorization": f"Bearer {self.token}"}, {}, None
+    def _required_headers(self, op: Operation, content: bytes) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for rule in self.model.conventions.get("required_headers", []):
+            if op.method.lower() not in rule["on"] or op.role in rule.get("skip", ()):
+                continue
+            check = rule.get("check", "param")
+            if check == "param":
+                out[rule["name"]] = self.params[rule["value"]]
+            elif check == "account":
+                try:
+                    out[rule["name"]] = self.account()
+                except httpx.HTTPStatusError:
+                    pass  # signed out (or told to ignore auth): the request goes without it and is refused
+            elif check == "csrf":
+                cookie = rule.get("cookie", "csrftoken")
+                if self.http.cookies.get(cookie) is None:
+                    self.account()  # any answer sets the cookie
+                out[rule["name"]] = self.http.cookies.get(cookie) or ""
+            elif check == "unique":
+                out[rule["name"]] = str(uuid.UUID(int=self.r.getrandbits(128), version=4))
+            elif check == "digest" and content:
+                out[rule["name"]] = digest_of(content)
+        return out
 
-    def token_url(self) -> str:
-        """The token endpoint: the identity host's in the recording, the grading server's otherwise."""
-        url = self.model.conventions["auth"]["token_url"]
-        for name, value in self.params.items():
-            url = url.replace("{" + name + "}", value)
-        if self.base == self.model.server.rstrip("/"):
-            return url
-        parts = httpx.URL(url)
-        return self.base + parts.raw_path.decode()
+    def account(self) -> str:
+        """The signed-in account's id, fetched once (what an API that wants it in a header expects)."""
+        if self.account_id is None:
+            resp = self.request(self.model.operations["account"])
+            self._raise(resp)
+            self.account_id = str(self._unwrap_one(resp.json())["id"])
+        return self.account_id
 
     def request(self, op: Operation, rid: Any = None, params: dict[str, Any] | None = None,
-                body: dict[str, Any] | None = None, url: str | None = None) -> httpx.Response:
+                body: dict[str, Any] | None = None, url: str | None = None, retry: bool = True) -> httpx.Response:
+        again = (op, rid, params, body, url)
         headers, query, basic = self._auth()
         version = self.model.conventions["version"]
         if self.ignore != "version":
@@ -84,15 +161,15 @@ class ConventionsClient:
                     headers["Accept"] = version["accept"]
             elif version["style"] == "accept":
                 headers["Accept"] = version["value"]
-        for rule in self.model.conventions.get("required_headers", []):
-            if op.method.lower() in rule["on"]:
-                headers[rule["name"]] = self.params[rule["value"]]
+            elif version["style"] == "query":
+                query[version["name"]] = version["value"]
         kwargs: dict[str, Any] = {}
         id_args = self._id_args(op, rid)
         if id_args and op.method == "GET":
             params = {**(params or {}), **id_args}
         elif id_args:
             body = {**id_args, **(body or {})}
+        content = b""
         if body is not None:
             wrapper = self.model.conventions["envelope"].get("request")
             if wrapper and self.ignore != "envelope":
@@ -102,7 +179,11 @@ class ConventionsClient:
             elif op.request_media == "query":
                 query.update(body)
             else:
-                kwargs["json"] = body
+                content = json.dumps(body).encode()
+                kwargs["content"] = content
+                headers["Content-Type"] = "application/json"
+        if self.ignore != "required_headers":
+            headers.update(self._required_headers(op, content))
         if url is not None:  # a next link from the API carries its own query (and our credentials in it)
             target = url if url.startswith("http") else self.base + url
             extra = {k: v for k, v in query.items() if k not in httpx.URL(target).params}
@@ -113,7 +194,12 @@ class ConventionsClient:
             if query:
                 target = str(httpx.URL(target).copy_merge_params(query))
         self.requests += 1
-        return self.http.request(op.method, target, headers=headers, auth=basic, **kwargs)
+        resp = self.http.request(op.method, target, headers=headers, auth=basic, **kwargs)
+        if resp.status_code == 401 and retry and self.model.expiry and self.ignore not in ("expiry", "auth"):
+            resp.read()
+            self.renew()
+            return self.request(*again, retry=False)
+        return resp
 
     # -- the resource ---------------------------------------------------------------------
 
@@ -126,7 +212,7 @@ class ConventionsClient:
                 body = body[0] if body else None
         return body
 
-    def list_all(self) -> list[dict[str, Any]]:
+    def list_all(self, filters: dict[str, Any] | None = None, max_pages: int = 200) -> list[dict[str, Any]]:
         op = self.model.operations["list"]
         if op.method == "POST" and not self.model.conventions["paging"].get("in_body"):
             raise ValueError("a POST list needs paging.in_body")
@@ -134,10 +220,11 @@ class ConventionsClient:
         items: list[dict[str, Any]] = []
         fixed = {k: (v.format(**self.params) if "{" in v else self.params[v])
                  for k, v in self.model.conventions.get("list_query", {}).items()}
+        fixed.update(filters or {})
         params: dict[str, Any] = dict(fixed)
         url: str | None = None
         in_body = p.get("in_body") and self.ignore != "paging"
-        for _ in range(200):
+        for _ in range(max_pages):
             if in_body:  # the API lists by POST, with its paging arguments in the body (Notion)
                 resp = self.request(op, body={k: v for k, v in params.items() if k not in fixed})
             else:
@@ -159,36 +246,41 @@ class ConventionsClient:
                     return items
                 url, params = nxt, dict(fixed)
             elif style == "next_url":
-                nxt = get_path(body, p["next_key"])
+                nxt = get_path(body, p.get("meta_prefix", "") + p["next_key"])
                 if not nxt:
                     return items
                 url, params = nxt, dict(fixed)
             elif style == "page":
                 page_param = p.get("page_param", "page")
                 current = params.get(page_param, 1)
-                pages = get_path(body, p["pages_key"]) if p.get("pages_key") else None
-                nxt = get_path(body, p["next_key"]) if p.get("next_key") else None
+                pages = self._meta(body, p.get("pages_key"))
+                nxt = self._meta(body, p.get("next_key"))
                 if (pages is not None and current >= pages) or (p.get("next_key") and not nxt):
                     return items
                 params[page_param] = current + 1
             elif style == "offset":
-                more = get_path(body, p["more_key"]) if p.get("more_key") else None
-                total = get_path(body, p["total_key"]) if p.get("total_key") else None
+                more = self._meta(body, p.get("more_key"))
+                total = self._meta(body, p.get("total_key"))
                 offset = params.get(p["offset_param"], 0) + len(page)
                 if more is False or (total is not None and offset >= total):
                     return items
                 params[p["offset_param"]] = offset
             elif style == "cursor":
                 if p.get("cursor_source") == "last_id":
-                    if not get_path(body, p.get("more_key", "has_more")):
+                    if not self._meta(body, p.get("more_key", "has_more")):
                         return items
                     params[p["cursor_param"]] = page[-1][self.model.id_field]
                 else:
-                    cursor = get_path(body, p["cursor_source"])
+                    cursor = self._meta(body, p["cursor_source"])
                     if not cursor:
                         return items
                     params[p["cursor_param"]] = cursor
-        raise RuntimeError("more than 200 pages")
+        return items if max_pages < 200 else _too_many()
+
+    def _meta(self, body: Any, key: str | None) -> Any:
+        if not key or not isinstance(body, dict):
+            return None
+        return get_path(body, self.model.conventions["paging"].get("meta_prefix", "") + key)
 
     def _error_code(self, resp: httpx.Response) -> str | None:
         if self.model.conventions.get("errors", {}).get("style") == "ok_false" and resp.status_code == 200:
@@ -240,3 +332,7 @@ class ConventionsClient:
         resp = self.request(self.model.operations["delete"], rid)
         self._raise(resp)
         return resp
+
+
+def _too_many() -> list[dict[str, Any]]:
+    raise RuntimeError("more than 200 pages")

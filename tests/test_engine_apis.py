@@ -1,26 +1,30 @@
-"""The fake servers of the Tier A APIs, driven over real HTTP by a conventions-driven client."""
+"""Every API the one engine serves, Tier A's 27 and Tier B's 50, driven over real HTTP on loopback by
+a conventions-driven client: the same tests for both tiers, since one engine serves them."""
+
+import random
 
 import httpx
 import pytest
 
-from har2client.tiera import load_tiera_specs
-from har2client.tiera._app import NOT_SERVED, serve_tiera, served
-from har2client.tiera._paging import PAGE_CAP
-from har2client.tiera._shapes import get_path
-from har2client.tiera._client import ConventionsClient
-from har2client.tiera._grading import TierAWorld, tiera_hidden_tests
-from har2client.tiera._instance import TierAInstance
+from har2client.api import Instance, model_from_document, serve
+from har2client.api._client import ConventionsClient
+from har2client.api._instance import PAGE_CAP
+from har2client.api._reference import conventions_on
+from har2client.api._shapes import get_path
+from har2client.api._world import ApiWorld, hidden_tests
+from har2client.tiera import NOT_SERVED, load_tiera_specs
+from har2client.tierb import tierb_configs
 
-MODELS = load_tiera_specs()
-SERVED = [m for m in MODELS if served(m)]
+MODELS = load_tiera_specs() + [model_from_document(c.document(), c.task_id, c.slug) for c in tierb_configs(1)]
+IDS = [f"tierA-{m.key}" for m in MODELS[:27]] + [f"tierB-{c.index:02d}-{c.domain}" for c in tierb_configs(1)]
 
 
-@pytest.fixture(params=SERVED, ids=[m.key for m in SERVED])
+@pytest.fixture(params=MODELS, ids=IDS)
 def api(request):
     model = request.param
-    inst = TierAInstance(model, 11)
-    server, base = serve_tiera(model, inst)
-    yield model, inst, base
+    inst = Instance(model, 11)
+    server = serve(inst, host="127.0.0.1")
+    yield model, inst, server.base_url
     server.close()
 
 
@@ -29,7 +33,7 @@ def client(model, inst, base, ignore=None):
 
 
 def test_every_api_is_served():
-    assert len(SERVED) == 27 and not NOT_SERVED
+    assert len(MODELS) == 77 and not NOT_SERVED
 
 
 def test_a_create_without_its_required_fields_gets_the_apis_validation_status(api):
@@ -53,6 +57,8 @@ def test_a_create_without_its_required_fields_gets_the_apis_validation_status(ap
 
 def test_unauthenticated_requests_are_refused_in_the_apis_error_shape(api):
     model, inst, base = api
+    if model.auth["style"] == "none":
+        pytest.skip("this API has no auth")
     c = client(model, inst, base, ignore="auth")
     resp = c.request(model.operations["list"])
     assert c.is_unauthorized(resp)
@@ -84,9 +90,9 @@ def test_read_write_round_trip(api):
     assert c.get_record(first[model.id_field]) == first
     missing = c.get("0" * 8 if model.id_schema.get("type") != "integer" else 1)
     assert c.is_not_found(missing)
-    world = TierAWorld(model, inst)
+    world = ApiWorld(model, inst)
     ops = model.operations
-    tests = {t.kind: t.params for t in tiera_hidden_tests(model, 5)}
+    tests = {t.kind: t.params for t in hidden_tests(model, 5)}
     if "create" in ops:
         values = tests["create"]["values"]
         created = c.create(values)
@@ -96,8 +102,9 @@ def test_read_write_round_trip(api):
         _subset(stored, world.expected(values))
         if "update" in tests:
             field = tests["update"]["field"]
-            c.update(new_id, {field: "changed by the test"})
-            assert world.value_of(inst.get(new_id), field) == "changed by the test"
+            value = world.new_value(field, world.value_of(inst.get(new_id), field), random.Random(3))
+            c.update(new_id, {field: value})
+            assert world.value_of(inst.get(new_id), field) == value
         if "delete" in ops:
             c.delete(new_id)
             assert inst.get(new_id) is None and c.is_not_found(c.get(new_id))
@@ -115,13 +122,12 @@ def test_each_convention_is_needed(api):
     model, inst, base = api
     truth = [r[model.id_field] for r in inst.all()]
     conv = model.conventions
-    needed = ["auth"]
-    if conv["paging"]["style"] != "none":
-        needed.append("paging")
-    if conv["envelope"].get("list"):
-        needed.append("envelope")
-    if conv["version"]["style"] in ("header", "accept"):
-        needed.append("version")
+    # What a listing shows: expiry needs a longer session, most required headers a write, a path
+    # version a client that never knew it (the hidden tests show those; see test_grading).
+    needed = [c for c in conventions_on(model) if c in ("auth", "paging")
+              or (c == "envelope" and conv["envelope"].get("list"))
+              or (c == "version" and conv["version"]["style"] in ("header", "accept", "query"))]
+    assert needed or model.auth["style"] == "none"
     for name in needed:
         try:
             got = client(model, inst, base, ignore=name).list_all()

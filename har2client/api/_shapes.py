@@ -1,26 +1,30 @@
-"""What a Tier A fake answers: dotted paths into bodies, errors in the API's own shape, and records
-shaped by each operation's response schema."""
+"""What a fake answers: dotted paths into bodies, errors in the API's own shape, and records shaped by
+each operation's response schema."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from typing import Any
 
-from flask import request
+from flask import Response, request
 
-from ..api._app import INSTANCE_KEY
-from ._instance import TierAInstance
-from ._openapi import Operation, TierAModel
+from ._instance import Instance
+from ._model import ApiModel, Operation, resolve
+
+INSTANCE_KEY = "har2client.instance"
 
 
 class ApiRefusal(Exception):
-    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+    """An error answer the fake sends on purpose; ``code`` fills an error schema's ``code`` field."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None, code: str = "") -> None:
         super().__init__(message)
-        self.status, self.message, self.headers = status, message, headers or {}
+        self.status, self.message, self.headers, self.code = status, message, headers or {}, code
 
 
-def current() -> TierAInstance:
+def current() -> Instance:
     return request.environ[INSTANCE_KEY]
 
 
@@ -44,9 +48,15 @@ def put_path(obj: dict[str, Any], dotted: str, value: Any) -> None:
     obj[parts[-1]] = value
 
 
-def _success_schema(doc: dict[str, Any], op: Operation) -> dict[str, Any] | None:
-    from ._openapi import resolve
+def success_schema(model: ApiModel, op: Operation) -> dict[str, Any] | None:
+    """The JSON schema of ``op``'s success answer, resolved once per model (callers only read it)."""
+    key = ("success", op.role, op.operation_id)
+    if key not in model.memo:
+        model.memo[key] = _success_schema(model.document, op)
+    return model.memo[key]
 
+
+def _success_schema(doc: dict[str, Any], op: Operation) -> dict[str, Any] | None:
     spec_op = doc["paths"][op.path][op.method.lower()]
     resp = spec_op["responses"].get(str(op.success_status)) or spec_op["responses"].get(op.success_status) or {}
     content = resp.get("content", {})
@@ -56,9 +66,13 @@ def _success_schema(doc: dict[str, Any], op: Operation) -> dict[str, Any] | None
     return None
 
 
-def _error_schema(model: TierAModel) -> dict[str, Any]:
-    from ._openapi import resolve
+def _error_schema(model: ApiModel) -> dict[str, Any]:
+    if "error" not in model.memo:
+        model.memo["error"] = _find_error_schema(model)
+    return model.memo["error"]
 
+
+def _find_error_schema(model: ApiModel) -> dict[str, Any]:
     get = model.document["paths"][model.operations["get"].path]["get"]
     for code in ("404", "400", "401"):
         resp = get["responses"].get(code)
@@ -74,8 +88,8 @@ STATUS_WORDS = {400: ("INVALID", "BAD", "invalid"), 401: ("AUTH", "auth", "UNAUT
                 404: ("NOT_FOUND", "not_found", "INVALID_REQUEST", "invalid_request"), 406: ("INVALID",)}
 
 
-def error_body(model: TierAModel, status: int, message: str) -> Any:
-    """An error in the API's documented error shape, saying ``message``."""
+def error_body(model: ApiModel, status: int, message: str, code: str = "") -> Any:
+    """An error in the API's documented error shape, saying ``message`` (and ``code``, where it has one)."""
     slug = re.sub(r"[^a-z0-9]+", "_", message.lower()).strip("_")[:40]
     schema = _error_schema(model)
 
@@ -100,6 +114,8 @@ def error_body(model: TierAModel, status: int, message: str) -> Any:
             return status
         if name in MESSAGE_KEYS:
             return message
+        if name == "code" and code:
+            return code
         if "url" in name.lower() or "info" in name.lower():
             return "https://developers.example/errors#" + slug
         if name.lower().endswith("id"):
@@ -109,7 +125,7 @@ def error_body(model: TierAModel, status: int, message: str) -> Any:
     return build(schema)
 
 
-def shape_like(schema: dict[str, Any] | None, record: dict[str, Any], model: TierAModel) -> Any:
+def shape_like(schema: dict[str, Any] | None, record: dict[str, Any], model: ApiModel) -> Any:
     """``record`` the way ``schema`` (an operation's success response) carries it."""
     if not schema:
         return record
@@ -133,3 +149,14 @@ def shape_like(schema: dict[str, Any] | None, record: dict[str, Any], model: Tie
     if set(props) < record_props:  # a short acknowledgement (Jira's create answers id, key and self)
         return {k: record.get(k) for k in props}
     return record
+
+
+def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    if status == 204:
+        resp = Response(status=204)
+        del resp.headers["Content-Type"]
+        return resp
+    resp = Response(json.dumps(body), status=status, mimetype="application/json")
+    for k, v in (headers or {}).items():
+        resp.headers[k] = v
+    return resp

@@ -1,31 +1,32 @@
-"""What the judge needs for a Tier A task: a fresh grading world and the hidden tests of an API."""
+"""What the judge needs of an API: a fresh grading world, and the hidden tests the API's model implies."""
 
 from __future__ import annotations
 
 import random
-import re
 import socket
 from typing import Any
 
 import httpx
 
 from .._seeding import rng
-from ..api._http import HTTPServer
 from ..grading._tests import World
 from ..tasks._kinds import GradingWorld
 from ..tasks._task import HiddenTest, Task
-from ._app import create_tiera_app
+from ._app import create_app
 from ._fake import IdMaker, fake_from_schema
-from ._instance import TierAInstance
-from ._openapi import TierAModel, load_tiera_spec
+from ._http import HTTPServer
+from ._instance import Instance, instance_seed
+from ._model import ApiModel, load_model
 from ._reference import constructor_args, method_names
 
 
-class TierAWorld(World):
-    def __init__(self, model: TierAModel, instance: TierAInstance) -> None:
+class ApiWorld(World):
+    """The judge's view of one grading instance: its records, and the names the client uses for things."""
+
+    def __init__(self, model: ApiModel, instance: Instance) -> None:
         self.model, self.instance = model, instance
         self.id_field = model.id_field
-        self.names = method_names(model)
+        self.names = {**method_names(model), **({"filter": model.filters[0]} if model.filters else {})}
         self.bag = model.field_bag
         self._by_lower = {k.lower(): k for k in model.field_properties}
 
@@ -69,30 +70,33 @@ class TierAWorld(World):
         return {**row, self.record_field(field): value}
 
 
-def start_tiera_world(model: TierAModel, task_seed: int, grading_seed: int,
-                      sock: socket.socket) -> tuple[TierAWorld, HTTPServer, dict[str, Any]]:
-    """A fresh grading instance of ``model`` served on ``sock``: its world, its server, the client's arguments."""
-    instance = TierAInstance(model, rng(task_seed, "tiera-grading", grading_seed).getrandbits(62))
-    server = HTTPServer(sock, create_tiera_app(model, instance))
-    known = {**instance.credentials, **instance.client_params}
-    if model.conventions["auth"]["style"] == "oauth2_client_credentials":
-        path = httpx.URL(model.conventions["auth"]["token_url"]).raw_path.decode()
+def client_kwargs(model: ApiModel, instance: Instance, base_url: str) -> dict[str, Any]:
+    """The constructor arguments a client of ``instance`` gets: its base URL, credentials and parameters."""
+    known: dict[str, Any] = {**instance.credentials, **instance.client_params}
+    if "token_url" in constructor_args(model):
+        path = httpx.URL(model.auth["token_url"]).raw_path.decode()
         for name, value in instance.client_params.items():
             path = path.replace("%7B" + name + "%7D", value).replace("{" + name + "}", value)
-        known["token_url"] = f"http://{server.host}:{server.port}{path}"
-    kwargs = {"base_url": f"http://{server.host}:{server.port}", **{a: known[a] for a in constructor_args(model)}}
-    return TierAWorld(model, instance), server, kwargs
+        known["token_url"] = base_url + path
+    return {"base_url": base_url, **{a: known[a] for a in constructor_args(model)}}
 
 
-def start_task_world(task: Task, grading_seed: int, sock: socket.socket) -> GradingWorld:
-    """A Tier A task's grading world (the task kind ``tiera``)."""
+def start_world(model: ApiModel, instance: Instance, sock: socket.socket) -> GradingWorld:
+    """Serve ``instance`` on ``sock`` and give the judge its view of it."""
+    server = HTTPServer(sock, create_app(model, instance))
+    kwargs = client_kwargs(model, instance, f"http://{server.host}:{server.port}")
+    return GradingWorld(ApiWorld(model, instance), server, kwargs, instance)
+
+
+def start_grading_world(task: Task, grading_seed: int, sock: socket.socket) -> GradingWorld:
+    """A fresh grading instance of a task's API (``hidden/openapi.yaml``), served on ``sock``."""
     g = task.grading
-    model = load_tiera_spec(task.hidden_file("openapi.yaml"), g["api_name"])
-    world, server, kwargs = start_tiera_world(model, int(g["task_seed"]), grading_seed, sock)
-    return GradingWorld(world, server, kwargs)
+    model = load_model(task.hidden_file("openapi.yaml"), g.get("api_key"))
+    instance = Instance(model, instance_seed(int(g["task_seed"]), "grading", grading_seed))
+    return start_world(model, instance, sock)
 
 
-def create_values(model: TierAModel, r: random.Random) -> dict[str, Any]:
+def create_values(model: ApiModel, r: random.Random) -> dict[str, Any]:
     """Fields for a create: the plain ones the record keeps, and whatever the API requires besides."""
     props, required = model.request_fields("create")
     record = {k.lower() for k in model.field_properties}
@@ -102,13 +106,17 @@ def create_values(model: TierAModel, r: random.Random) -> dict[str, Any]:
     return {k: fake_from_schema(v, r, k) for k, v in props.items() if k in plain or k in required}
 
 
-def tiera_hidden_tests(model: TierAModel, seed: int) -> list[HiddenTest]:
-    """The hidden tests of a Tier A API, for the operations it has."""
-    r = rng(seed, "tiera-hidden-tests", model.key)
+def hidden_tests(model: ApiModel, seed: int) -> list[HiddenTest]:
+    """The hidden tests of an API, for the operations and conventions it has."""
+    r = rng(seed, "hidden-tests", model.key)
     names = method_names(model)
-    tests = [HiddenTest(f"{names['list']}_returns_every_record", "list_all"),
-             HiddenTest(f"{names['get']}_returns_the_record", "get_one", {"pick": r.randrange(1000)}),
-             HiddenTest(f"{names['get']}_missing_raises_not_found", "get_missing", {"pick": r.randrange(1000)})]
+    tests = [HiddenTest(f"{names['list']}_returns_every_record", "list_all")]
+    for f in model.filters[:1]:
+        choices = model.field_properties[f].get("enum") or [fake_from_schema(model.field_properties[f], r, f)]
+        tests.append(HiddenTest(f"{names['list']}_filters_by_{f}", "list_filtered",
+                                {"value": choices[r.randrange(len(choices))]}))
+    tests += [HiddenTest(f"{names['get']}_returns_the_record", "get_one", {"pick": r.randrange(1000)}),
+              HiddenTest(f"{names['get']}_missing_raises_not_found", "get_missing", {"pick": r.randrange(1000)})]
     ops = model.operations
     record = {k.lower() for k in model.field_properties}
     if "create" in ops:
@@ -117,32 +125,20 @@ def tiera_hidden_tests(model: TierAModel, seed: int) -> list[HiddenTest]:
         props = model.request_fields("update")[0]
         not_fields = {model.id_field, model.conventions.get("item_param")}
         candidates = [k for k, v in props.items() if k.lower() in record and k not in not_fields
-                      and (v.get("type") == "string" or "enum" in v)]
+                      and (v.get("type") in ("string", "integer") or "enum" in v)]
         if not candidates:  # an API whose only plain writable field is a flag (Notion's archived)
             candidates = [k for k, v in props.items() if k.lower() in record and v.get("type") == "boolean"]
         if candidates:
             free = [k for k in candidates if "enum" not in props[k] and props[k].get("type") == "string"]
+            pool = free or candidates
             tests.append(HiddenTest(f"{names['update']}_persists", "update",
-                                    {"pick": r.randrange(1000), "field": (free or candidates)[0]}))
+                                    {"pick": r.randrange(1000), "field": pool[r.randrange(len(pool))]}))
     if "delete" in ops:
         tests.append(HiddenTest(f"{names['delete']}_persists", "delete", {"pick": r.randrange(1000)}))
+    expiry = model.expiry
+    if expiry and "create" in ops:
+        tests.append(HiddenTest("survives_token_expiry", "expiry",
+                                {"pick": r.randrange(1000), "values": create_values(model, r)}))
+    if "requests" in expiry:
+        tests.append(HiddenTest("long_session", "long_session", {"calls": 2 * int(expiry["requests"]) + 2}))
     return tests
-
-
-def tiera_replay_source(model: TierAModel, recording: Any) -> str:
-    """The replay baseline of a Tier A task: its recorded requests, re-sent."""
-    from ..agents._replay import recorded_calls, replay_client_source
-
-    patterns = []
-    for role, op in model.operations.items():
-        regex = re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(op.path))
-        patterns.append((op.method, re.compile(f"^{regex}$"), role))
-
-    def classify(e: Any) -> str | None:
-        path = e.request.path
-        for method, regex, role in patterns:
-            if e.request.method == method and regex.match(path):
-                return role
-        return None
-
-    return replay_client_source(model.api, recorded_calls(recording, model.host, classify), method_names(model))
