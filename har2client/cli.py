@@ -135,9 +135,15 @@ def _parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("render", help="print a recording as compact text for a prompt",
                        description="Read a HAR file, check it, and print the compact text rendering models are "
-                                   "shown. For a task (a directory or a task id), every recording it shows a "
-                                   "model: recording.har and, where the task has one, recording_evidence.har.")
+                                   "shown. For a task (a directory or a task id), what a model given one arm "
+                                   "sees: the arm's goal and its recording. Arms: as_built (goal.md and "
+                                   "recording.har), hint (the goal plus a sentence naming the trickiest "
+                                   "requirement), evidence (hidden-header tasks: the recording plus one request "
+                                   "refused for lack of the header), placebo (the goal plus a sentence of the "
+                                   "same length about nothing).")
     r.add_argument("path", help="a .har file, a task directory, or a task id")
+    r.add_argument("--arm", default="as_built", choices=("as_built", "hint", "evidence", "placebo"),
+                   help="which observation of the task to show (default: %(default)s)")
     r.add_argument("--source", default=None,
                    help="where a task id is pulled from: ORG/NAME or a dataset folder (default: $HAR2CLIENT_SOURCE)")
     return p
@@ -293,20 +299,15 @@ def _cmd_baseline(args: argparse.Namespace) -> int:
 def _cmd_render(args: argparse.Namespace) -> int:
     from .har import read_har, render_compact
     from .hub import resolve_task
-    from .tasks._task import visible_files
+    from .tasks._arms import render_observation
 
     path = args.path if os.path.isfile(args.path) else resolve_task(args.path, args.source)
     if not os.path.isdir(path):
         sys.stdout.write(render_compact(read_har(path)))
         return 0
-    names = visible_files(path)
-    recordings = [n for n in names if n.endswith(".har")]
-    if not recordings:
+    if not os.path.isfile(os.path.join(path, "recording.har")):
         raise Har2ClientError(f"{path}: no recording.har; is this a task directory?")
-    out = [f"# Task {os.path.basename(os.path.normpath(path))}: visible files {', '.join(names)}"]
-    for name in recordings:
-        out.append(f"## {name}\n\n" + render_compact(read_har(os.path.join(path, name))))
-    sys.stdout.write("\n".join(out))
+    sys.stdout.write(render_observation(path, args.arm))
     return 0
 
 

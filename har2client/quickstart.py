@@ -8,7 +8,7 @@ import sys
 from .agents import baseline_source
 from .grading import grade
 from .grading._result import NOT_RUN
-from .tasks._task import visible_files
+from .tasks._task import arms_of, visible_files
 from .tierb import build_tierb
 
 
@@ -47,6 +47,8 @@ def quickstart(base_dir: str = "runs/quickstart", seed: int = 1) -> int:
     print()
     print(f"task:       {task}")
     print(f"  visible:  {', '.join(visible_files(task))}   hidden: {os.path.join(task, 'hidden')}")
+    arms = arms_of(task)
+    print(f"  arms:     {', '.join(arms)} (one task, graded alike; see one: {how_to_run()} render {task} --arm hint)")
     print(f"configs:    {configs}")
     print(f"reference:  pass_rate={scores['reference']:.3f}  (expected 1.000)")
     print(f"replay:     pass_rate={scores['replay']:.3f}  (copying the recording; expected far below 1)")

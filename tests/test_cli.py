@@ -15,7 +15,7 @@ def test_the_quickstart_commands_work_as_written(tmp_path):
                             str(out / "tierb_configs.jsonl")], capture_output=True, text=True, cwd=tmp_path)
     assert build.returncode == 0, build.stderr
     task = out / "tierB" / "tierb_00_invoices"
-    assert sorted(os.listdir(task)) == ["goal.md", "hidden", "recording.har", "recording_evidence.har", "task.json"]
+    assert sorted(os.listdir(task)) == ["arms", "goal.md", "hidden", "recording.har", "task.json"]
     assert len((out / "tierb_configs.jsonl").read_text().splitlines()) == 1
 
     ref, replay = tmp_path / "ref.py", tmp_path / "replay.py"
@@ -101,9 +101,20 @@ def test_render_prints_the_compact_recording(tierb_tasks):
     assert r.returncode == 0 and r.stdout.startswith("# Recording: ")
 
 
-def test_render_of_a_task_shows_every_recording_a_model_sees(tierb_tasks):
-    with_evidence = next(t for t in tierb_tasks if os.path.exists(os.path.join(t, "recording_evidence.har")))
-    r = run_cli("render", with_evidence)
-    assert r.returncode == 0 and r.stdout.startswith("# Task ")
-    assert "recording_evidence.har" in r.stdout.splitlines()[0]
-    assert "## recording.har" in r.stdout and "## recording_evidence.har" in r.stdout
+def test_render_of_a_task_shows_what_each_arm_shows_a_model(tierb_tasks):
+    with_evidence = next(t for t in tierb_tasks if os.path.exists(os.path.join(t, "arms", "evidence")))
+    shown = {}
+    for arm in ("as_built", "hint", "evidence", "placebo"):
+        r = run_cli("render", with_evidence, "--arm", arm)
+        assert r.returncode == 0 and r.stdout.startswith(f"# Task {os.path.basename(with_evidence)}, arm {arm}: ")
+        shown[arm] = r.stdout
+    assert "## goal.md" in shown["as_built"] and "## recording.har" in shown["as_built"]
+    assert "## Note" not in shown["as_built"] and "## Note" in shown["hint"] and "## Note" in shown["placebo"]
+    assert "## arms/evidence/recording.har" in shown["evidence"]
+    hint = shown["hint"].split("## Note\n\n")[1].split("\n")[0]
+    placebo = shown["placebo"].split("## Note\n\n")[1].split("\n")[0]
+    assert "`" in hint and "`" not in placebo and abs(len(hint) - len(placebo)) <= 8
+    assert run_cli("render", with_evidence).stdout == shown["as_built"]  # as_built is the default
+    without = next(t for t in tierb_tasks if not os.path.exists(os.path.join(t, "arms", "evidence")))
+    bad = run_cli("render", without, "--arm", "evidence")
+    assert bad.returncode == 2 and "no arm 'evidence'" in bad.stderr and "Traceback" not in bad.stderr

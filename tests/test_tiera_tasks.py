@@ -43,7 +43,7 @@ def test_tasks_build_byte_identically_with_visible_files_apart_from_hidden(tiera
     build_tiera(str(tmp_path), 1)
     assert tree_digest(tiera_dir) == tree_digest(tmp_path)
     for t in tiera_tasks:
-        assert sorted(os.listdir(t)) == ["goal.md", "hidden", "recording.har", "task.json"]
+        assert sorted(os.listdir(t)) == ["arms", "goal.md", "hidden", "recording.har", "task.json"]
         meta = json.load(open(os.path.join(t, "task.json")))
         assert meta["tier"] == "A" and meta["source"] == "proxy_har" and meta["licence"]
         goal = open(os.path.join(t, "goal.md")).read().lower()

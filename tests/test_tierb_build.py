@@ -31,7 +31,7 @@ def test_another_seed_gives_other_tasks(tmp_path):
     build_tierb(str(tmp_path / "a"), 1, limit=2)
     build_tierb(str(tmp_path / "b"), 2, limit=2)
     a, b = tree_digest(tmp_path / "a"), tree_digest(tmp_path / "b")
-    shared = [k for k in a.keys() & b.keys() if k.endswith("recording.har")]
+    shared = [k for k in a.keys() & b.keys() if k.endswith("recording.har") and k.count(os.sep) == 1]
     assert len(shared) == 2 and all(a[k] != b[k] for k in shared)
 
 
@@ -62,36 +62,49 @@ def test_visible_files_hold_nothing_hidden(tierb_tasks):
         goal = open(os.path.join(t, "goal.md")).read().lower()
         assert not [w for w in words if w in goal], t
         meta = json.load(open(os.path.join(t, "task.json")))
-        assert {"task_id", "tier", "case", "source", "observation_format", "level"} <= set(meta)
+        assert {"task_id", "tier", "case", "source", "observation_format", "arms"} <= set(meta)
         assert "switches" not in meta and "seed" not in json.dumps(meta)
+        assert "level" not in meta  # how many switches are on is not the model's to know
         reference = open(os.path.join(t, "hidden", "reference_client.py")).read()
         tests = [x["name"] for x in json.load(open(os.path.join(t, "hidden", "tests.json")))]
-        for name in os.listdir(t):
-            if name == "hidden":
-                continue
-            text = open(os.path.join(t, name)).read()
+        visible = [os.path.join(d, n) for d, _, names in os.walk(t) if "hidden" not in d.split(os.sep) for n in names]
+        assert len(visible) in (5, 6)  # goal, recording, task.json, and each other arm's one file
+        for path in visible:
+            text = open(path).read()
             assert reference[:200] not in text
-            assert not [n for n in tests if n in text], (t, name)
+            assert not [n for n in tests if n in text], (t, path)
 
 
-def test_hidden_header_tasks_carry_an_evidence_recording_with_the_refusal(tierb_tasks):
-    with_evidence = 0
+def test_a_hidden_header_is_really_hidden_with_at_most_one_clue_and_the_evidence_arm_shows_it(tierb_tasks):
+    clues = Counter()
     for t in tierb_tasks:
         grading = json.load(open(os.path.join(t, "hidden", "grading.json")))
-        path = os.path.join(t, "recording_evidence.har")
+        arms = json.load(open(os.path.join(t, "task.json")))["arms"]
         if grading["switches"]["hidden_header"] == "off":
-            assert not os.path.exists(path)
+            assert "evidence" not in arms and grading["hidden_header"] is None
             continue
-        with_evidence += 1
+        name, clue = grading["hidden_header"]["name"], grading["hidden_header"]["clue"]
+        clues[clue] += 1
         plain = read_har(os.path.join(t, "recording.har"))
-        evidence = read_har(path)
+        evidence = read_har(os.path.join(t, arms["evidence"]["recording"]))
         host = load_task(t).model.server.split("://")[1]
+        for rec in (plain, evidence):  # the session sent it; the export kept it on no API request
+            assert not [e for e in rec.entries if e.request.host == host
+                        and name.lower() in (k.lower() for k, _ in e.request.headers)], t
+        # At most one indirect trace, the one the task drew.
+        traces = [e for e in plain.entries if name.lower() in json.dumps(
+            [e.request.headers, e.request.body, e.response.headers, e.response.body]).lower()]
+        assert len(traces) == (0 if clue == "none" else 1), (t, clue, [e.request.url for e in traces])
+        if clue == "preflight":
+            assert traces[0].request.method == "OPTIONS" and traces[0].request.host == host
+        elif clue in ("other_host", "app_config"):
+            assert traces[0].request.host != host
         refused = [e for e in evidence.entries if e.request.host == host and e.response.status in (400, 403)]
-        assert refused, t
+        assert len(refused) == 1 and name in refused[0].response.body, t
         assert not [e for e in plain.entries if e.request.host == host and e.response.status in (400, 403)], t
         api_requests = [len([e for e in rec.entries if e.request.host == host]) for rec in (evidence, plain)]
         assert api_requests[0] == api_requests[1] + 1  # the same session plus the one refused request
-    assert with_evidence == 25
+    assert sum(clues.values()) == 25 and len(clues) >= 3, clues
 
 
 def test_each_task_describes_its_api_as_a_valid_openapi_document(tierb_tasks):

@@ -22,7 +22,8 @@ from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import Rule
 
-from ._gate import check_auth, check_rate, check_required_headers, check_version, csrf_cookie, explain_missing_path
+from ._gate import (check_auth, check_rate, check_required_headers, check_version, csrf_cookie, explain_missing_path,
+                    preflight_headers)
 from ._instance import Instance
 from ._login import add_login_routes
 from ._model import ApiModel
@@ -99,16 +100,30 @@ def _model_app(model: ApiModel) -> Flask:
     add_login_routes(app, model)
     cookie = csrf_cookie(model)
 
+    allowed_headers = preflight_headers(model)
+
     @app.before_request
-    def _gate() -> None:
+    def _gate() -> Response | None:
         inst = current()
         check_rate(model, inst)
+        if request.method == "OPTIONS":  # a browser's CORS preflight: what a cross-origin app may send
+            resp = Response(status=204)
+            del resp.headers["Content-Type"]
+            rule = request.url_rule
+            methods = sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}) if rule is not None else []
+            resp.headers.update({
+                "Access-Control-Allow-Origin": request.headers.get("Origin", "*"),
+                "Access-Control-Allow-Methods": ", ".join(methods or ["GET", "POST", "PATCH", "PUT", "DELETE"]),
+                "Access-Control-Allow-Headers": ", ".join(allowed_headers),
+                "Access-Control-Allow-Credentials": "true", "Access-Control-Max-Age": "600", "Vary": "Origin"})
+            return resp
         endpoint = request.url_rule.endpoint if request.url_rule is not None else ""
         if endpoint.startswith("auth:"):
             return
         check_version(model)
         check_auth(model, inst)
         check_required_headers(model, inst, endpoint.split(":", 1)[0])
+        return None
 
     if cookie:
         @app.after_request

@@ -19,6 +19,20 @@ from ._shapes import ApiRefusal
 WRITE_METHODS = ("post", "put", "patch", "delete")
 
 
+def preflight_headers(model: ApiModel) -> list[str]:
+    """The request headers a CORS preflight says the API accepts: content type, auth, version, required ones."""
+    names = ["Content-Type"]
+    auth, version = model.auth, model.conventions["version"]
+    if auth["style"] in ("bearer", "oauth2_client_credentials", "password_bearer", "basic"):
+        names.append("Authorization")
+    elif auth.get("header"):
+        names.append(auth["header"])
+    if version["style"] == "header":
+        names.append(version["name"])
+    names += [rule["name"] for rule in model.conventions.get("required_headers", [])]
+    return sorted(set(names), key=str.lower)
+
+
 def www_authenticate(model: ApiModel, code: str = "") -> str:
     style = model.auth["style"]
     if style == "basic":

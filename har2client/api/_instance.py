@@ -111,6 +111,7 @@ class Token:
     uses: int = 0
     refresh_token: str = ""
     revoked: bool = False
+    expired: bool = False
 
 
 class Instance:
@@ -146,6 +147,7 @@ class Instance:
         self.refresh_tokens: dict[str, str] = {}
         self.idempotency: dict[str, tuple[str, int, Any]] = {}
         self.request_count = 0
+        self._countdown: int | None = None   # token checks left before every live token expires
 
     def _param_value(self, name: str, r: random.Random) -> str:
         if name.lower().endswith("sid"):
@@ -237,6 +239,15 @@ class Instance:
             tok = self.tokens.get(value)
             if tok is None or tok.revoked:
                 return "invalid"
+            if self._countdown is not None:
+                if self._countdown == 0:
+                    for live in self.tokens.values():
+                        live.expired = True
+                    self._countdown = None
+                else:
+                    self._countdown -= 1
+            if tok.expired:
+                return "expired"
             expiry = self.model.expiry
             if "requests" in expiry and tok.uses >= int(expiry["requests"]):
                 return "expired"
@@ -262,6 +273,11 @@ class Instance:
             with self._lock:
                 for tok in self.tokens.values():
                     tok.uses = max(tok.uses, int(expiry["requests"]))
+
+    def expire_after(self, requests: int) -> None:
+        """Every token live then expires after ``requests`` more authenticated requests (new ones live on)."""
+        with self._lock:
+            self._countdown = requests
 
     def cursor_for(self, position: int) -> str:
         """An opaque cursor bound to this instance, so a recorded cursor is useless elsewhere."""

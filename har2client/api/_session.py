@@ -24,6 +24,7 @@ from ..har._model import Entry, Page, Recording, Request, Response
 from ._app import create_app
 from ._client import ConventionsClient
 from ._fake import fake_from_schema
+from ._gate import digest_of, preflight_headers
 from ._instance import TOKEN_STYLES, Clock, Instance, page_sizes
 from ._model import ApiModel
 from ._world import ApiWorld, create_values
@@ -33,6 +34,15 @@ USER_AGENT = (f"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KH
               f"Chrome/{CHROME.split('.')[0]}.0.0.0 Safari/537.36")
 T0 = _dt.datetime(2026, 10, 5, 8, 0, 0, tzinfo=_dt.timezone.utc).timestamp()
 PROFILES = ("browser", "proxy")
+# The one indirect trace an unrecorded header may leave in a recording, chosen per task.
+CLUES = ("preflight", "other_host", "app_config", "none")
+
+
+def clue_for(model: ApiModel, seed: int) -> str | None:
+    """Which trace of its unrecorded header the recording made with ``seed`` keeps (None: it has none)."""
+    if not any(rule.get("recorded") is False for rule in model.conventions.get("required_headers", [])):
+        return None
+    return rng(seed, "clue", model.key).choice(CLUES)
 
 
 def recording_instance(model: ApiModel, seed: int) -> Instance:
@@ -66,7 +76,10 @@ class Capture:
         self.noise = sorted(self.r.sample(pool, 4), key=pool.index)
         self.client_version = f"web-{self.r.randint(3, 9)}.{self.r.randint(0, 30)}.{self.r.randint(0, 9)}"
         self.device_id = token_hex(self.r, 12)
-        self.app_headers = {rule["name"].lower() for rule in model.conventions.get("required_headers", [])}
+        rules = model.conventions.get("required_headers", [])
+        self.app_headers = {rule["name"].lower() for rule in rules}
+        # Headers the session sends and the export does not keep (sanitizing exporters drop session headers).
+        self.unrecorded = {rule["name"].lower() for rule in rules if rule.get("recorded") is False}
 
     def client_headers(self) -> dict[str, str]:
         if self.profile == "proxy":
@@ -84,7 +97,7 @@ class Capture:
     # -- hooks ------------------------------------------------------------------------------
 
     def on_request(self, request: httpx.Request) -> None:
-        if self.profile != "browser":
+        if self.profile != "browser" or request.method == "OPTIONS":  # a preflight carries no app headers
             return
         values = {
             "X-Request-Id": uuid4_from(self.r), "X-Client-Version": self.client_version,
@@ -117,8 +130,11 @@ class Capture:
                        "wait": round(r.uniform(40, 260), 3), "receive": round(r.uniform(0.2, 4), 3)}
         started = self.clock.now()
         self.clock.advance(sum(v for v in timings.values() if v > 0) / 1000 + r.uniform(0.05, 0.8))
-        self.entries.append(exchange_entry(response.request, response, started, timings,
-                                           pageref=self.pages[-1].id if self.pages else "", server_ip=self.server_ip))
+        entry = exchange_entry(response.request, response, started, timings,
+                               pageref=self.pages[-1].id if self.pages else "", server_ip=self.server_ip)
+        if self.unrecorded:
+            entry.request.headers = [(k, v) for k, v in entry.request.headers if k.lower() not in self.unrecorded]
+        self.entries.append(entry)
 
     # -- what a browser adds ------------------------------------------------------------------
 
@@ -158,6 +174,40 @@ class Capture:
                                       timings, self.pages[-1].id if self.pages else "", kind, "198.51.100.7"))
             self.clock.advance(0.02)
 
+    def synthetic(self, method: str, url: str, headers: list[tuple[str, str]], body: str, status: int,
+                  response_headers: list[tuple[str, str]], response_body: str, mime: str, kind: str) -> None:
+        """An exchange with another host of the same app, recorded as the browser saw it."""
+        r = self.r
+        started = self.clock.now()
+        timings = {"blocked": 0.6, "dns": -1, "connect": -1, "ssl": -1, "send": 0.1,
+                   "wait": round(r.uniform(15, 80), 3), "receive": round(r.uniform(0.3, 2), 3)}
+        base = [("Accept", "*/*"), ("User-Agent", USER_AGENT), ("Origin", self.app_origin),
+                ("Referer", self.app_origin + self.page_path)]
+        req = Request(method=method, url=url, headers=base + headers, body=body,
+                      mime_type="application/json" if body else "")
+        resp = Response(status=status, status_text=REASONS.get(status, ""), http_version="HTTP/1.1",
+                        headers=response_headers, body=response_body, mime_type=mime)
+        self.entries.append(Entry(req, resp, iso_time(started), sum(v for v in timings.values() if v > 0),
+                                  timings, self.pages[-1].id if self.pages else "", kind, "198.51.100.7"))
+        self.clock.advance(0.03)
+
+    def app_config(self, header: str) -> None:
+        """The web app's configuration, which names the header its API client adds."""
+        body = json.dumps({"apiBase": self.model.server, "release": self.client_version,
+                           "features": ["new-nav", "bulk-export"], "telemetry": True,
+                           "api": {"timeoutMs": 15000, "retry": 1, "requestHeaders": [header]}}, indent=2)
+        self.synthetic("GET", f"{self.app_origin}/config.json", [], "", 200,
+                       [("Content-Type", "application/json"), ("Cache-Control", "max-age=300")], body,
+                       "application/json", "fetch")
+
+    def other_host(self, header: str, value: str | None, page_path: str) -> None:
+        """A telemetry beacon, which the exporter kept whole, sent with the app's header."""
+        body = json.dumps({"event": "page_view", "path": page_path, "client": self.client_version})
+        if value is None:  # a digest: of this very body
+            value = digest_of(body.encode())
+        self.synthetic("POST", f"https://telemetry.{self.slug}.example/v1/events",
+                       [("Content-Type", "application/json"), (header, value)], body, 204, [], "", "", "ping")
+
     def recording(self) -> Recording:
         if self.profile == "browser":
             return Recording(entries=self.entries, pages=self.pages, creator=("WebInspector", "537.36"),
@@ -187,17 +237,24 @@ def record_session(model: ApiModel, instance: Instance, seed: int, *, profile: s
         cap.page("Account", "/settings/account")
         client.account()
     rules = model.conventions.get("required_headers", [])
-    if evidence and rules and "account" in ops:
-        # The refusal a request without the header gets, recorded once before the app adds it.
-        cap.page(title, f"/{plural}")
-        client.ignore = "required_headers"
-        if "get" in rules[0]["on"]:
-            client.request(ops["list"])
-        else:
-            client.request(ops["create"], body=create_values(model, r))
-        client.ignore = None
+    hidden = next((rule for rule in rules if rule.get("recorded") is False), None)
+    clue = clue_for(model, seed) if profile == "browser" else None
+    if hidden and clue == "app_config":
+        cap.app_config(hidden["name"])
+    if hidden and clue == "other_host":
+        value = {"account": lambda: client.account(), "csrf": lambda: http.cookies.get(hidden.get("cookie", "csrftoken")),
+                 "unique": lambda: uuid4_from(r), "digest": lambda: None}[hidden["check"]]()
+        cap.other_host(hidden["name"], value, cap.page_path)
     cap.page(title, f"/{plural}")
     rows = client.list_all()
+    if evidence and hidden and rows:
+        # The refusal a request without the header gets, recorded once before the app adds it.
+        client.ignore = "required_headers"
+        if "post" in hidden["on"] and "create" in ops:
+            client.request(ops["create"], body=create_values(model, r))
+        else:
+            client.request(ops["get"], rows[0][model.id_field])
+        client.ignore = None
     if "seconds" in model.expiry:
         instance.clock.advance(int(model.expiry["seconds"]) + r.randint(30, 600))  # the user went for lunch
     for f in model.filters[:1]:
@@ -212,6 +269,13 @@ def record_session(model: ApiModel, instance: Instance, seed: int, *, profile: s
         stale = world.missing_id(r)
         cap.page(f"{model.resource.capitalize()} {stale}", f"/{plural}/{stale}")
         client.get(stale)
+    if hidden and clue == "preflight":  # the browser asks before its first request that needs the header
+        write = "POST" if "post" in hidden["on"] else "PATCH"
+        url = model.server + (ops["list"].path if write == "POST" else
+                              client._path(ops["get"], rows[0][model.id_field] if rows else "1"))
+        http.options(url, headers={"Access-Control-Request-Method": write,
+                                   "Access-Control-Request-Headers": ",".join(h.lower() for h in preflight_headers(model)),
+                                   "Sec-Fetch-Mode": "cors"})
     created: Any = None
     if "create" in session:
         cap.page(f"New {model.resource}", f"/{plural}/new")

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 
 from .._seeding import rng
-from ..grading._tests import World
+from ..grading._tests import World, interleave
 from ..tasks._kinds import GradingWorld
 from ..tasks._task import HiddenTest, Task
 from ._app import create_app
@@ -46,11 +46,18 @@ class ApiWorld(World):
                 return rid
 
     def new_value(self, field: str, old: Any, r: random.Random) -> Any:
-        schema = self.model.request_fields("update")[0].get(field, {"type": "string"})
-        value = old
-        while value == old:
+        schema = (self.model.request_fields("update")[0].get(field) if "update" in self.model.operations else None) \
+            or self.model.field_properties.get(self.record_field(field)) or {"type": "string"}
+        for _ in range(50):
             value = fake_from_schema(schema, r, field)
-        return value
+            if value != old:
+                return value
+        # A schema that allows one value only (or nearly): change it plainly instead.
+        if isinstance(old, bool):
+            return not old
+        if isinstance(old, (int, float)):
+            return old + 1
+        return f"{old} (edited)"
 
     def record_field(self, name: str) -> str:
         return name if name in self._by_lower.values() else self._by_lower.get(name.lower(), name)
@@ -68,6 +75,18 @@ class ApiWorld(World):
         if self.bag:
             return {**row, self.bag: {**row[self.bag], self.record_field(field): value}}
         return {**row, self.record_field(field): value}
+
+    def change(self, rid: Any, field: str, value: Any) -> None:
+        self.instance.update(rid, self.expected({field: value}))
+
+    def expire_after(self, requests: int) -> None:
+        self.instance.expire_after(requests)
+
+    def add_record(self) -> dict[str, Any]:
+        return self.instance.insert({})
+
+    def remove(self, rid: Any) -> None:
+        self.instance.delete(rid)
 
 
 def client_kwargs(model: ApiModel, instance: Instance, base_url: str) -> dict[str, Any]:
@@ -106,39 +125,88 @@ def create_values(model: ApiModel, r: random.Random) -> dict[str, Any]:
     return {k: fake_from_schema(v, r, k) for k, v in props.items() if k in plain or k in required}
 
 
+NON_ASCII = ("Zoë Ångström", "Łódź — Straße", "Café Núñez", "東京 オフィス", "Ærø Ümlaut")
+
+
+def _plain_fields(model: ApiModel, role: str) -> tuple[list[str], list[str]]:
+    """The fields a test may set through ``role``: those the record keeps, free text first."""
+    props = model.request_fields(role)[0]
+    record = {k.lower() for k in model.field_properties}
+    not_fields = {model.id_field, model.conventions.get("item_param")}
+    candidates = [k for k, v in props.items() if k.lower() in record and k not in not_fields
+                  and (v.get("type") in ("string", "integer") or "enum" in v)]
+    if not candidates:  # an API whose only plain writable field is a flag (Notion's archived)
+        candidates = [k for k, v in props.items() if k.lower() in record and v.get("type") == "boolean"]
+    free = [k for k in candidates if "enum" not in props[k] and props[k].get("type") == "string"
+            and not props[k].get("format") and not props[k].get("pattern")
+            and props[k].get("x-kind", "text") in ("text", "person", "company", "city")]
+    return candidates, free
+
+
 def hidden_tests(model: ApiModel, seed: int) -> list[HiddenTest]:
-    """The hidden tests of an API, for the operations and conventions it has."""
+    """The hidden tests of an API, for the operations and conventions it has.
+
+    Besides one test per operation: reads after writes through a new client, writes to missing ids,
+    a record changed behind the client's back, filtered listings over several pages, every writable
+    field at once, non-ASCII text, and token expiry in the middle of a listing.
+    """
     r = rng(seed, "hidden-tests", model.key)
-    names = method_names(model)
+    names, ops = method_names(model), model.operations
     tests = [HiddenTest(f"{names['list']}_returns_every_record", "list_all")]
     for f in model.filters[:1]:
         choices = model.field_properties[f].get("enum") or [fake_from_schema(model.field_properties[f], r, f)]
         tests.append(HiddenTest(f"{names['list']}_filters_by_{f}", "list_filtered",
                                 {"value": choices[r.randrange(len(choices))]}))
+        tests.append(HiddenTest(f"{names['list']}_filters_across_pages", "list_filtered_pages"))
     tests += [HiddenTest(f"{names['get']}_returns_the_record", "get_one", {"pick": r.randrange(1000)}),
               HiddenTest(f"{names['get']}_missing_raises_not_found", "get_missing", {"pick": r.randrange(1000)})]
-    ops = model.operations
-    record = {k.lower() for k in model.field_properties}
+    writable, free = _plain_fields(model, "update") if "update" in ops else ([], [])
+    seen = writable or [k for k, v in model.field_properties.items() if k != model.id_field
+                        and v.get("type") == "string" and "enum" not in v and not v.get("format")]
+    if seen:
+        tests.append(HiddenTest(f"{names['get']}_sees_changes_made_elsewhere", "get_sees_changes",
+                                {"pick": r.randrange(1000), "field": (free or seen)[r.randrange(len(free or seen))]}))
+    tests += [HiddenTest(f"{names['list']}_sees_records_added_and_removed_elsewhere", "list_sees_changes",
+                         {"pick": r.randrange(1000)}),
+              HiddenTest(f"{names['get']}_of_a_record_removed_elsewhere_raises_not_found", "get_removed_elsewhere",
+                         {"pick": r.randrange(1000)})]
     if "create" in ops:
-        tests.append(HiddenTest(f"{names['create']}_persists", "create", {"values": create_values(model, r)}))
-    if "update" in ops:
-        props = model.request_fields("update")[0]
-        not_fields = {model.id_field, model.conventions.get("item_param")}
-        candidates = [k for k, v in props.items() if k.lower() in record and k not in not_fields
-                      and (v.get("type") in ("string", "integer") or "enum" in v)]
-        if not candidates:  # an API whose only plain writable field is a flag (Notion's archived)
-            candidates = [k for k, v in props.items() if k.lower() in record and v.get("type") == "boolean"]
-        if candidates:
-            free = [k for k in candidates if "enum" not in props[k] and props[k].get("type") == "string"]
-            pool = free or candidates
-            tests.append(HiddenTest(f"{names['update']}_persists", "update",
-                                    {"pick": r.randrange(1000), "field": pool[r.randrange(len(pool))]}))
+        tests += [HiddenTest(f"{names['create']}_persists", "create", {"values": create_values(model, r)}),
+                  HiddenTest(f"{names['create']}_twice_makes_two", "create_twice",
+                             {"values": create_values(model, r), "again": create_values(model, r)}),
+                  HiddenTest(f"{names['create']}_then_read_by_a_new_client", "create_then_read",
+                             {"values": create_values(model, r)})]
+        _, create_free = _plain_fields(model, "create")
+        if create_free:
+            values = create_values(model, r)
+            for i, k in enumerate(k for k in create_free if k in values):
+                values[k] = NON_ASCII[(i + r.randrange(len(NON_ASCII))) % len(NON_ASCII)]
+            tests.append(HiddenTest(f"{names['create']}_keeps_non_ascii_text", "create", {"values": values}))
+    if "update" in ops and writable:
+        pool = free or writable
+        tests += [HiddenTest(f"{names['update']}_persists", "update",
+                             {"pick": r.randrange(1000), "field": pool[r.randrange(len(pool))]}),
+                  HiddenTest(f"{names['update']}_of_every_field", "update_every_field",
+                             {"pick": r.randrange(1000), "fields": writable}),
+                  HiddenTest(f"{names['update']}_missing_raises_not_found", "update_missing",
+                             {"pick": r.randrange(1000), "field": pool[r.randrange(len(pool))]})]
+        if "create" in ops:
+            tests.append(HiddenTest(f"{names['update']}_then_read_by_a_new_client", "update_then_read",
+                                    {"values": create_values(model, r), "field": pool[r.randrange(len(pool))]}))
     if "delete" in ops:
-        tests.append(HiddenTest(f"{names['delete']}_persists", "delete", {"pick": r.randrange(1000)}))
+        tests += [HiddenTest(f"{names['delete']}_persists", "delete", {"pick": r.randrange(1000)}),
+                  HiddenTest(f"{names['delete']}_missing_raises_not_found", "delete_missing",
+                             {"pick": r.randrange(1000)})]
+        if "create" in ops:
+            tests.append(HiddenTest(f"{names['delete']}_then_get_raises_not_found", "delete_then_get",
+                                    {"values": create_values(model, r)}))
     expiry = model.expiry
     if expiry and "create" in ops:
         tests.append(HiddenTest("survives_token_expiry", "expiry",
                                 {"pick": r.randrange(1000), "values": create_values(model, r)}))
     if "requests" in expiry:
         tests.append(HiddenTest("long_session", "long_session", {"calls": 2 * int(expiry["requests"]) + 2}))
-    return tests
+    if expiry and model.conventions["paging"]["style"] != "none":
+        tests.append(HiddenTest(f"{names['list']}_survives_expiry_between_pages", "expiry_while_paging",
+                                {"pick": r.randrange(1000)}))
+    return interleave(tests)

@@ -171,7 +171,14 @@ def _run_one(test: Any, worker: WorkerChannel, world: World, instance: Any, kwar
             current = method
             return call(method, *args, **kw)
 
-        ctx = Context(world, tracked, rng(grading_seed, "test", test.name), instance)
+        def fresh() -> None:
+            nonlocal current
+            current = f"{class_name}(...)"
+            again = worker.request({"op": "new", "class": class_name, "kwargs": kwargs}, budget())
+            if not again["ok"]:
+                raise ClientRaised(f"{class_name}(...)", again["error"])
+
+        ctx = Context(world, tracked, rng(grading_seed, "test", test.name), instance, fresh)
         KINDS[test.kind](ctx, test.params)
         return TestResult(test.name, True), ""
     except (TestFailure, ClientRaised) as exc:

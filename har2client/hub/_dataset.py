@@ -32,7 +32,7 @@ except ImportError:  # the grader alone does not need Parquet
 import yaml
 
 from ..har import read_har, render_compact
-from ..tasks._task import load_task
+from ..tasks._task import arms_of, load_task
 
 CONFIGS = ("tierB", "tierA")
 SPLITS = ("train", "test")
@@ -40,10 +40,13 @@ PUBLIC_TRAIN_SEED = 1000       # train seeds are public: 1000, 1001, ...
 SECRET_ENV = "HAR2CLIENT_SECRET_SEED"
 
 # The public columns. Nothing here says which conventions an API uses beyond what its recording shows.
+# Case 1's arms are per-arm observation columns: goal and recording are the as-built arm's; goal_hint
+# and goal_placebo replace the goal, recording_evidence the recording ("" where the task has no such arm).
 FEATURES = pa.schema([
     ("task_id", pa.string()), ("tier", pa.string()), ("case", pa.string()), ("domain", pa.string()),
     ("api", pa.string()), ("goal", pa.string()), ("recording", pa.string()), ("recording_compact", pa.string()),
-    ("recording_evidence", pa.string()), ("observation_format", pa.string()), ("source", pa.string()),
+    ("recording_evidence", pa.string()), ("arms", pa.list_(pa.string())), ("goal_hint", pa.string()),
+    ("goal_placebo", pa.string()), ("observation_format", pa.string()), ("source", pa.string()),
     ("class_name", pa.string()), ("constructor", pa.list_(pa.string())), ("methods", pa.list_(pa.string())),
     ("licence", pa.string()), ("docs", pa.string()),
 ])
@@ -72,12 +75,17 @@ def task_row(task_dir: str) -> dict[str, Any]:
     """The public row of one task directory."""
     task = load_task(task_dir)
     meta = task.meta
-    evidence = task.file("recording_evidence.har")
+    arms = arms_of(task_dir)
+
+    def arm_file(arm: str, kind: str) -> str:
+        return _read(task.file(arms[arm][kind])) if arm in arms else ""
+
     return {
         "task_id": task.task_id, "tier": meta["tier"], "case": meta["case"], "domain": meta["domain"],
         "api": meta.get("api", ""), "goal": _read(task.file("goal.md")), "recording": _read(task.recording_path),
         "recording_compact": render_compact(read_har(task.recording_path)),
-        "recording_evidence": _read(evidence) if os.path.exists(evidence) else "",
+        "recording_evidence": arm_file("evidence", "recording"), "arms": list(arms),
+        "goal_hint": arm_file("hint", "goal"), "goal_placebo": arm_file("placebo", "goal"),
         "observation_format": meta["observation_format"], "source": meta["source"],
         "class_name": meta.get("class_name", "Client"), "constructor": list(meta.get("constructor", [])),
         "methods": list(meta.get("methods", [])), "licence": meta.get("licence", "CC-BY-4.0"),
@@ -339,10 +347,15 @@ def restore_task(public_dir: str, hidden_dir: str, task_id: str, dest_root: str)
     for name, text in (("goal.md", row["goal"]), ("recording.har", row["recording"])):
         with open(os.path.join(dest, name), "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
-    if row["recording_evidence"]:
-        with open(os.path.join(dest, "recording_evidence.har"), "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(row["recording_evidence"])
     shutil.copyfile(os.path.join(hidden_task, "task.json"), os.path.join(dest, "task.json"))
+    arms = arms_of(dest)
+    for arm, kind, column in (("evidence", "recording", "recording_evidence"), ("hint", "goal", "goal_hint"),
+                              ("placebo", "goal", "goal_placebo")):
+        if arm in arms and row.get(column):
+            path = os.path.join(dest, arms[arm][kind])
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(row[column])
     for name in HIDDEN_FILES:
         src = os.path.join(hidden_task, name)
         if os.path.exists(src):

@@ -1,6 +1,7 @@
 """Writing a build task's directory from an API's model: one writer for every tier.
 
-    TASK/goal.md, TASK/recording.har (TASK/recording_evidence.har), TASK/task.json
+    TASK/goal.md, TASK/recording.har, TASK/task.json   the as-built arm, and what every arm shares
+    TASK/arms/hint/goal.md, TASK/arms/placebo/goal.md, TASK/arms/evidence/recording.har   the other arms
     TASK/hidden/openapi.yaml   the API's one description (the engine serves it)
     TASK/hidden/tests.json, TASK/hidden/grading.json, TASK/hidden/reference_client.py
 """
@@ -15,10 +16,11 @@ from typing import Any
 from ..api._instance import instance_seed
 from ..api._model import ApiModel
 from ..api._reference import constructor_args, conventions_on, method_names, reference_source
-from ..api._session import record_session, recording_instance
+from ..api._session import clue_for, record_session, recording_instance
 from ..api._world import hidden_tests
 from ..grading._result import SCORING_VERSION
 from ..har import write_har
+from ._arms import arm_files, goal_with_note, hint_sentence, placebo_sentence
 from ._goal import goal_markdown
 from ._task import write_json, write_text
 
@@ -48,15 +50,23 @@ def build_api_task(model: ApiModel, out_dir: str, task_id: str, task_seed: int, 
     rec_seed = instance_seed(task_seed, "recording")
     write_har(record_session(model, recording_instance(model, rec_seed), rec_seed, profile=profile),
               os.path.join(tdir, "recording.har"))
+    arms = arm_files(evidence)
+    for files in arms.values():
+        os.makedirs(os.path.join(tdir, os.path.dirname(files["goal"])), exist_ok=True)
+        os.makedirs(os.path.join(tdir, os.path.dirname(files["recording"])), exist_ok=True)
     if evidence:
         write_har(record_session(model, recording_instance(model, rec_seed), rec_seed, profile=profile,
-                                 evidence=True), os.path.join(tdir, "recording_evidence.har"))
-    write_text(os.path.join(tdir, "goal.md"), goal_markdown(model, task_id, CALL_SECONDS, TASK_SECONDS))
+                                 evidence=True), os.path.join(tdir, arms["evidence"]["recording"]))
+    goal = goal_markdown(model, task_id, CALL_SECONDS, TASK_SECONDS)
+    hint = hint_sentence(model)
+    write_text(os.path.join(tdir, "goal.md"), goal)
+    write_text(os.path.join(tdir, arms["hint"]["goal"]), goal_with_note(goal, hint))
+    write_text(os.path.join(tdir, arms["placebo"]["goal"]), goal_with_note(goal, placebo_sentence(len(hint), task_seed)))
     on = conventions_on(model)
-    write_json(os.path.join(tdir, "task.json"), {
-        "task_id": task_id, "case": "build", **meta, "observation_format": "har", "level": len(on),
+    write_json(os.path.join(tdir, "task.json"), {  # nothing here says how hard the API is (no level)
+        "task_id": task_id, "case": "build", **meta, "observation_format": "har", "arms": arms,
         "files": {"goal": "goal.md", "recording": "recording.har",
-                  "evidence_recording": "recording_evidence.har" if evidence else None},
+                  "evidence_recording": arms["evidence"]["recording"] if evidence else None},
         "class_name": "Client", "constructor": ["base_url", *constructor_args(model)],
         "methods": list(method_names(model).values()), "allowed_imports": ["stdlib", "httpx", "requests"],
         "scoring_version": SCORING_VERSION,
@@ -66,10 +76,12 @@ def build_api_task(model: ApiModel, out_dir: str, task_id: str, task_seed: int, 
     else:
         write_text(os.path.join(hidden, "openapi.yaml"), document_yaml(model.document))
     write_json(os.path.join(hidden, "tests.json"), [t.to_dict() for t in hidden_tests(model, task_seed)])
+    hidden_header = next(({"name": r["name"], "check": r.get("check", "param"), "clue": clue_for(model, rec_seed)}
+                          for r in model.conventions.get("required_headers", []) if r.get("recorded") is False), None)
     write_json(os.path.join(hidden, "grading.json"), {
         "kind": "build", "tier": meta.get("tier"), "model_key": model.key, "task_seed": task_seed,
         "class_name": "Client", "call_seconds": CALL_SECONDS, "task_seconds": TASK_SECONDS,
-        "conventions": on, "level": len(on), **(grading or {}),
+        "conventions": on, "level": len(on), "hint": hint, "hidden_header": hidden_header, **(grading or {}),
     })
     write_text(os.path.join(hidden, "reference_client.py"), reference_source(model))
     return tdir

@@ -2,8 +2,8 @@
 
     TASK/goal.md                  what to write (no word about the switches)
     TASK/recording.har            the recorded traffic
-    TASK/recording_evidence.har   (hidden-header tasks) the same session with one refused request
-    TASK/task.json                visible metadata
+    TASK/task.json                visible metadata, and each arm's files
+    TASK/arms/ARM/...             the other arms' goal or recording (``tasks._arms``)
     TASK/hidden/openapi.yaml      the API's description (OpenAPI 3 with the x-har2client conventions)
     TASK/hidden/tests.json        the hidden tests
     TASK/hidden/grading.json      task seed, client signature, limits
@@ -21,12 +21,27 @@ from typing import Any
 from .._errors import TaskError
 
 VISIBLE = ("goal.md", "recording.har", "task.json")
-OPTIONAL_VISIBLE = ("recording_evidence.har",)
 
 
-def visible_files(task_dir: str) -> list[str]:
-    """The names of the files a model may see in ``task_dir``, in a fixed order."""
-    return [n for n in VISIBLE[:2] + OPTIONAL_VISIBLE + VISIBLE[2:] if os.path.isfile(os.path.join(task_dir, n))]
+def arms_of(task_dir: str) -> dict[str, dict[str, str]]:
+    """Each arm of the task and its files (tasks built before arms have the as-built arm only)."""
+    try:
+        with open(os.path.join(task_dir, "task.json"), encoding="utf-8") as fh:
+            arms = json.load(fh).get("arms")
+    except (OSError, ValueError):
+        arms = None
+    return arms or {"as_built": {"goal": "goal.md", "recording": "recording.har"}}
+
+
+def visible_files(task_dir: str, arm: str = "as_built") -> list[str]:
+    """The files a model given ``arm`` of the task sees, in a fixed order (paths inside the task)."""
+    arms = arms_of(task_dir)
+    if arm not in arms:
+        raise TaskError(f"{task_dir}: no arm {arm!r} (this task has {', '.join(arms)})")
+    files = [arms[arm]["goal"], arms[arm]["recording"], "task.json"]
+    return [n for n in files if os.path.isfile(os.path.join(task_dir, n))]
+
+
 HIDDEN = ("openapi.yaml", "tests.json", "grading.json", "reference_client.py")
 
 

@@ -95,15 +95,19 @@ def _paging(s: Switches, d: Details) -> dict[str, Any]:
 
 
 def _required_headers(s: Switches) -> list[dict[str, Any]]:
-    return {
+    """The hidden header: required where the variant says, and never kept by the recording's export
+    (``recorded: false``: the session sent it, a sanitizing exporter dropped it)."""
+    rules: list[dict[str, Any]] = {
         "off": [],
-        "account_id": [{"name": "X-Account-Id", "on": ["get", "post", "patch", "put", "delete"], "check": "account",
-                        "skip": ["account"]}],
+        # One record's reads and writes are checked against the account; listings and creates are not.
+        "account_id": [{"name": "X-Account-Id", "on": ["get", "patch", "put", "delete"], "check": "account",
+                        "skip": ["account", "list"]}],
         "csrf": [{"name": "X-CSRF-Token", "on": ["post", "patch", "put", "delete"], "check": "csrf",
                   "cookie": "csrftoken"}],
         "idempotency_key": [{"name": "Idempotency-Key", "on": ["post"], "check": "unique"}],
         "content_digest": [{"name": "Content-Digest", "on": ["post", "patch", "put"], "check": "digest"}],
     }[s.hidden_header]
+    return [{**rule, "recorded": False} for rule in rules]
 
 
 def _meta_schema(paging: dict[str, Any]) -> dict[str, Any]:
