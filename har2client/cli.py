@@ -60,6 +60,27 @@ def _parser() -> argparse.ArgumentParser:
     ba = bsub.add_parser("tiera", help="the Tier A tasks (real public APIs, har2client/tiera/specs/)")
     ba.add_argument("--out", required=True, help="directory to write tiera_NN_api/ task directories into")
     ba.add_argument("--seed", type=int, default=1, help="build seed (default: %(default)s)")
+    bi = bsub.add_parser("investigate", help="the 50 Case 2 tasks: Tier B tasks with a practice server to probe")
+    bi.add_argument("--out", required=True, help="directory to write investigate_NN_domain/ task directories into")
+    bi.add_argument("--seed", type=int, default=1, help="build seed (default: %(default)s)")
+    bi.add_argument("--limit", type=int, default=None, help="build only the first N tasks")
+
+    e = sub.add_parser("episode", help="play one investigate episode with a scripted policy and write its record",
+                       description="Play one Case 2 episode on TASK (an investigate or build task) with a scripted, "
+                                   "non-LLM policy: reference (submit the reference client at once), as-built "
+                                   "(submit what the recording supports, no probes), probe-then-reference (probe "
+                                   "the hidden header within the budget, then submit the reference). Writes the "
+                                   "episode record (JSONL, har2client/investigate/episode.schema.json) and prints "
+                                   "its measures.")
+    e.add_argument("task", help="task directory, or a task id to pull from --source")
+    e.add_argument("--policy", required=True, choices=("reference", "as-built", "probe-then-reference"))
+    e.add_argument("--budget", type=int, default=5, help="probes allowed: 0 (control, no tool), 1 or 5 (default: %(default)s)")
+    e.add_argument("--arm", default="as_built", choices=("as_built", "hint", "evidence", "placebo"),
+                   help="the Case 1 arm the goal and recording come from (default: %(default)s)")
+    e.add_argument("--seed", type=int, default=None, help="episode seed (practice server and grading); default: new")
+    e.add_argument("--out", default="episode.jsonl", help="the episode record to write (default: %(default)s)")
+    e.add_argument("--source", default=None,
+                   help="where a task id is pulled from: ORG/NAME or a dataset folder (default: $HAR2CLIENT_SOURCE)")
 
     g = sub.add_parser("grade", help="grade a client.py on a fresh grading server of a task",
                        description="Grade CLIENT on a fresh instance of TASK (new data, credentials and host). "
@@ -171,6 +192,12 @@ def _cmd_build(args: argparse.Namespace) -> int:
         paths = build_tiera(args.out, args.seed, progress=progress)
         unserved = f" ({len(NOT_SERVED)} descriptions not served yet: {', '.join(sorted(NOT_SERVED))})" if NOT_SERVED else ""
         print(f"built {len(paths)} tasks in {args.out}{unserved}")
+        return 0
+    if args.tier == "investigate":
+        from .tierb import build_investigate
+
+        paths = build_investigate(args.out, args.seed, args.limit, progress=progress)
+        print(f"built {len(paths)} investigate tasks in {args.out}")
         return 0
     from .tierb import build_tierb
 
@@ -311,11 +338,25 @@ def _cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_episode(args: argparse.Namespace) -> int:
+    from .hub import resolve_task
+    from .investigate import InvestigateEpisode, run_policy
+
+    episode = InvestigateEpisode(resolve_task(args.task, args.source), args.budget, args.arm, args.seed, args.policy)
+    end = run_policy(episode, args.policy)
+    episode.write(args.out)
+    tested = {True: "yes", False: "no", None: "n/a (no hidden header)"}[end["tested_hidden_header"]]
+    print(f"episode: {episode.task.task_id}, policy {args.policy}, arm {args.arm}, budget {args.budget}: "
+          f"probes used {end['probes_used']}, tested the hidden header: {tested}, pass_rate={end['pass_rate']:.3f}")
+    print(f"wrote {args.out}")
+    return 0
+
+
 def _cmd_quickstart(args: argparse.Namespace) -> int:
     from .quickstart import quickstart
 
     return quickstart(args.dir)
 
 
-COMMANDS = {"dataset": _cmd_dataset, "publish": _cmd_publish, "pull": _cmd_pull, "build": _cmd_build, "grade": _cmd_grade, "grade-all": _cmd_grade_all, "baseline": _cmd_baseline, "render": _cmd_render,
+COMMANDS = {"dataset": _cmd_dataset, "publish": _cmd_publish, "pull": _cmd_pull, "build": _cmd_build, "grade": _cmd_grade, "grade-all": _cmd_grade_all, "baseline": _cmd_baseline, "render": _cmd_render, "episode": _cmd_episode,
             "quickstart": _cmd_quickstart}

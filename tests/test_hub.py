@@ -38,10 +38,11 @@ def test_load_dataset_reads_every_config_and_split_offline_without_our_code(data
         "import sys, json\n"
         "from datasets import load_dataset\n"
         "out = {}\n"
-        "for c in ('tierB', 'tierA'):\n"
+        "for c in ('tierB', 'tierA', 'investigate'):\n"
         "    for s in ('test', 'train'):\n"
         "        d = load_dataset(sys.argv[1], c, split=s)\n"
-        "        out[c + '/' + s] = [len(d), d[0]['task_id'], sorted(d.column_names)]\n"
+        "        out[c + '/' + s] = [len(d), d[0]['task_id'], sorted(d.column_names), d[0]['budgets'], d[0]['arms'],\n"
+        "                            bool(d[0]['goal_hint'])]\n"
         "assert not any(m.startswith('har2client') for m in sys.modules)\n"
         "print(json.dumps(out))\n"
     )
@@ -54,6 +55,10 @@ def test_load_dataset_reads_every_config_and_split_offline_without_our_code(data
     assert got["tierB/train"][0] == 3 and got["tierB/train"][1].startswith("tierb_s1000_")
     assert {"task_id", "goal", "recording", "recording_compact", "observation_format", "source", "licence"} <= set(
         got["tierB/test"][2])
+    # Case 2 as its own config: the same tasks with their probe budgets (practice credentials are per episode)
+    assert got["investigate/test"][:2] == [50, "investigate_00_invoices"] and got["investigate/test"][3] == [0, 1, 5]
+    assert got["tierB/test"][3] == [] and got["tierB/test"][4] == ["as_built", "evidence", "hint", "placebo"]
+    assert got["tierB/test"][5] and got["investigate/train"][0] == 3
 
 
 def test_the_public_folder_holds_nothing_hidden(dataset):

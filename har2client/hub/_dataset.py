@@ -34,7 +34,7 @@ import yaml
 from ..har import read_har, render_compact
 from ..tasks._task import arms_of, load_task
 
-CONFIGS = ("tierB", "tierA")
+CONFIGS = ("tierB", "tierA", "investigate")
 SPLITS = ("train", "test")
 PUBLIC_TRAIN_SEED = 1000       # train seeds are public: 1000, 1001, ...
 SECRET_ENV = "HAR2CLIENT_SECRET_SEED"
@@ -46,7 +46,8 @@ FEATURES = pa.schema([
     ("task_id", pa.string()), ("tier", pa.string()), ("case", pa.string()), ("domain", pa.string()),
     ("api", pa.string()), ("goal", pa.string()), ("recording", pa.string()), ("recording_compact", pa.string()),
     ("recording_evidence", pa.string()), ("arms", pa.list_(pa.string())), ("goal_hint", pa.string()),
-    ("goal_placebo", pa.string()), ("observation_format", pa.string()), ("source", pa.string()),
+    ("goal_placebo", pa.string()), ("budgets", pa.list_(pa.int64())), ("observation_format", pa.string()),
+    ("source", pa.string()),
     ("class_name", pa.string()), ("constructor", pa.list_(pa.string())), ("methods", pa.list_(pa.string())),
     ("licence", pa.string()), ("docs", pa.string()),
 ])
@@ -86,6 +87,7 @@ def task_row(task_dir: str) -> dict[str, Any]:
         "recording_compact": render_compact(read_har(task.recording_path)),
         "recording_evidence": arm_file("evidence", "recording"), "arms": list(arms),
         "goal_hint": arm_file("hint", "goal"), "goal_placebo": arm_file("placebo", "goal"),
+        "budgets": [int(b) for b in meta.get("budgets", [])],  # investigate: the probe budgets (no credentials)
         "observation_format": meta["observation_format"], "source": meta["source"],
         "class_name": meta.get("class_name", "Client"), "constructor": list(meta.get("constructor", [])),
         "methods": list(meta.get("methods", [])), "licence": meta.get("licence", "CC-BY-4.0"),
@@ -138,7 +140,8 @@ class _PlainDumper(yaml.SafeDumper):
 
 def _front_matter(counts: dict[tuple[str, str], int], sizes: dict[tuple[str, str], int]) -> str:
     features = [{"name": f.name, "dtype": "string"} if f.type == pa.string()
-                else {"name": f.name, "sequence": "string"} for f in FEATURES]
+                else {"name": f.name, "sequence": "int64" if f.type.value_type == pa.int64() else "string"}
+                for f in FEATURES]
     meta = {
         "license": "cc-by-4.0",
         "pretty_name": "HAR2Client",
@@ -214,7 +217,7 @@ def _task_batches(work: str, secret: int | None, train: int, task_dirs: list[str
                   say: Callable[[str], None]) -> Iterator[tuple[str, list[str]]]:
     """(split, task directories) a batch at a time; each batch's files are deleted once the next is asked for."""
     from ..tiera import build_tiera
-    from ..tierb import TIERB_SIZE, build_tierb
+    from ..tierb import TIERB_SIZE, build_investigate, build_tierb
 
     if task_dirs:
         for d in task_dirs:
@@ -227,20 +230,21 @@ def _task_batches(work: str, secret: int | None, train: int, task_dirs: list[str
     else:
         seed = secret_seed(secret)
         say("building the test split from the secret seed")
-        for name, build in (("tierB", build_tierb), ("tierA", build_tiera)):
+        for name, build in (("tierB", build_tierb), ("tierA", build_tiera), ("investigate", build_investigate)):
             batch = os.path.join(work, "test", name)
             yield "test", build(batch, seed)
             shutil.rmtree(batch)
     if not train:
         return
     say(f"building {train} train tasks per config from public seeds")
-    for name in ("tierB", "tierA"):
+    for name in CONFIGS:
         made, n = 0, 0
         while made < train:
             s = PUBLIC_TRAIN_SEED + n
             batch = os.path.join(work, "train", name, str(s))
-            if name == "tierB":
-                paths = build_tierb(batch, s, limit=min(TIERB_SIZE, train - made), id_prefix=f"s{s}_")
+            if name in ("tierB", "investigate"):
+                build = build_tierb if name == "tierB" else build_investigate
+                paths = build(batch, s, limit=min(TIERB_SIZE, train - made), id_prefix=f"s{s}_")
             else:
                 paths = build_tiera(batch, s, id_prefix=f"s{s}_", limit=train - made)
             if not paths:  # a seed that gives nothing would give nothing forever
@@ -277,7 +281,7 @@ def build_dataset(out_dir: str, *, secret: int | None = None, train: int = 0, ta
                 by_config: dict[str, list[dict[str, Any]]] = {c: [] for c in CONFIGS}
                 for task_dir in batch:
                     row = task_row(task_dir)
-                    config = "tierB" if row["tier"] == "B" else "tierA"
+                    config = "investigate" if row["case"] == "investigate" else "tierB" if row["tier"] == "B" else "tierA"
                     by_config[config].append(row)
                     if config == "tierA":  # the licence table names each API's first task
                         first = licence_rows.get(row["api"])

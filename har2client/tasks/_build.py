@@ -36,7 +36,7 @@ def document_yaml(document: dict[str, Any]) -> str:
 
 def build_api_task(model: ApiModel, out_dir: str, task_id: str, task_seed: int, *, meta: dict[str, Any],
                    profile: str, evidence: bool = False, document_path: str | None = None,
-                   grading: dict[str, Any] | None = None) -> str:
+                   grading: dict[str, Any] | None = None, case: str = "build") -> str:
     """Write the build task ``task_id`` of ``model`` under ``out_dir`` and return its path.
 
     ``meta`` is the tier's part of task.json (tier, domain, api, source, licence...); the document is
@@ -64,7 +64,7 @@ def build_api_task(model: ApiModel, out_dir: str, task_id: str, task_seed: int, 
     write_text(os.path.join(tdir, arms["placebo"]["goal"]), goal_with_note(goal, placebo_sentence(len(hint), task_seed)))
     on = conventions_on(model)
     write_json(os.path.join(tdir, "task.json"), {  # nothing here says how hard the API is (no level)
-        "task_id": task_id, "case": "build", **meta, "observation_format": "har", "arms": arms,
+        "task_id": task_id, "case": case, **meta, "observation_format": "har", "arms": arms,
         "files": {"goal": "goal.md", "recording": "recording.har",
                   "evidence_recording": arms["evidence"]["recording"] if evidence else None},
         "class_name": "Client", "constructor": ["base_url", *constructor_args(model)],
