@@ -16,7 +16,7 @@ import httpx
 
 from ._gate import digest_of
 from ._model import ApiModel, Operation
-from ._shapes import get_path
+from ._shapes import filter_params, get_path
 
 CONVENTIONS = ("auth", "paging", "envelope", "version", "expiry", "required_headers")
 
@@ -137,6 +137,8 @@ class ConventionsClient:
                 out[rule["name"]] = self.http.cookies.get(cookie) or ""
             elif check == "unique":
                 out[rule["name"]] = str(uuid.UUID(int=self.r.getrandbits(128), version=4))
+            elif check == "present":
+                out[rule["name"]] = str(rule.get("example", "har2client"))
             elif check == "digest" and content:
                 out[rule["name"]] = digest_of(content)
         return out
@@ -220,7 +222,8 @@ class ConventionsClient:
         items: list[dict[str, Any]] = []
         fixed = {k: (v.format(**self.params) if "{" in v else self.params[v])
                  for k, v in self.model.conventions.get("list_query", {}).items()}
-        fixed.update(filters or {})
+        by_field = {field: param for param, field in filter_params(self.model).items()}
+        fixed.update({by_field.get(k, k): v for k, v in (filters or {}).items()})
         params: dict[str, Any] = dict(fixed)
         url: str | None = None
         in_body = p.get("in_body") and self.ignore != "paging"

@@ -153,6 +153,10 @@ def check_required_headers(model: ApiModel, inst: Instance, role: str) -> None:
         elif check == "csrf":
             if got is None or got != request.cookies.get(rule.get("cookie", "csrftoken")) or got != inst.csrf_token:
                 raise ApiRefusal(403, f"CSRF verification failed: {name} missing or incorrect", code="csrf_failed")
+        elif check == "present":
+            if not got:
+                raise ApiRefusal(400, f"The {name} header is required: say which client is calling",
+                                 code="header_required")
         elif check == "unique":
             if not got:
                 raise ApiRefusal(400, f"{request.method} requests need an {name} header",

@@ -107,7 +107,7 @@ class ApiModel:
         wrapper = self.conventions["envelope"].get("request")
         if wrapper and wrapper in schema.get("properties", {}):
             schema = schema["properties"][wrapper]
-            required |= set(schema.get("required", []))
+            required = (required - {wrapper}) | set(schema.get("required", []))
         return schema.get("properties", {}), required
 
 

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from ._instance import credential_names
 from ._model import ApiModel
 from ._reference_list import listing_body
+from ._shapes import filter_params
 
 
 def credential_args(model: ApiModel) -> list[str]:
@@ -132,6 +133,8 @@ class Client:
             lines += [f"if method in {methods!r}:", f'    headers["{name}"] = self._csrf("{rule.get("cookie", "csrftoken")}")']
         elif check == "unique":
             lines += [f"if method in {methods!r}:", f'    headers["{name}"] = str(uuid.uuid4())']
+        elif check == "present":
+            lines += [f"if method in {methods!r}:", f'    headers["{name}"] = "{rule.get("example", "har2client")}"']
         elif check == "digest":
             lines += [f"if method in {methods!r} and content:",
                       "    digest = base64.b64encode(hashlib.sha256(content).digest()).decode()",
@@ -278,8 +281,9 @@ class Client:
     out.append(_m("_list_all", "filters=None", list_body))
     if model.filters:
         f = model.filters[0]
+        param = next((p for p, field in filter_params(model).items() if field == f), f)
         out.append(_m(f"list_{many}", f"{f}=None",
-                      f'return self._list_all({{"{f}": {f}}} if {f} is not None else None)'))
+                      f'return self._list_all({{"{param}": {f}}} if {f} is not None else None)'))
     else:
         out.append(_m(f"list_{many}", "", "return self._list_all()"))
 

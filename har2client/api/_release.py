@@ -13,9 +13,14 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ._model import ApiModel, model_from_document
+from ._shapes import filter_params
 
-_ROLE_WORDS = {"list": "listing {plural}", "get": "fetching one {resource}", "create": "creating a {resource}",
-               "update": "updating a {resource}", "delete": "deleting a {resource}", "account": "the account"}
+_ROLE_WORDS = {"list": "listing {plural}", "get": "fetching one {resource}", "create": "creating {a_resource}",
+               "update": "updating {a_resource}", "delete": "deleting {a_resource}", "account": "the account"}
+
+
+def _a(word: str) -> str:
+    return ("an " if word[:1].lower() in "aeiou" else "a ") + word
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,7 @@ def release_diff(old: dict[str, Any] | ApiModel, new: dict[str, Any] | ApiModel)
     """Every difference between two releases that a client of the API could notice, in a fixed order."""
     a, b = _model(old), _model(new)
     words = {"plural": b.plural.replace("_", " "), "resource": b.resource.replace("_", " ")}
+    words["a_resource"] = _a(words["resource"])
     changes: list[Change] = []
     for aspect in ("auth", "version", "paging", "envelope"):
         before, after = _flat(a.conventions.get(aspect) or {}), _flat(b.conventions.get(aspect) or {})
@@ -99,7 +105,7 @@ def release_diff(old: dict[str, Any] | ApiModel, new: dict[str, Any] | ApiModel)
             changes.append(Change("operation", role, None, f"{ob.method} {ob.path}", f"New: {what} ({ob.method} {ob.path})."))
         elif ob is None and oa is not None:
             changes.append(Change("operation", role, f"{oa.method} {oa.path}", None, f"Removed: {what} ({oa.method} {oa.path})."))
-    changes += _fields("field", a.field_properties, b.field_properties, f"A {words['resource']} record")
+    changes += _fields("field", a.field_properties, b.field_properties, f"{_a(words['resource']).capitalize()} record")
     if "create" in a.operations and "create" in b.operations:
         (pa, ra), (pb, rb) = a.request_fields("create"), b.request_fields("create")
         changes += _fields("request_field", pa, pb, "The create request")
@@ -109,7 +115,23 @@ def release_diff(old: dict[str, Any] | ApiModel, new: dict[str, Any] | ApiModel)
     for name in sorted(set(a.filters) ^ set(b.filters)):
         text = f"Listing filters by {name}." if name in b.filters else f"Listing no longer filters by {name}."
         changes.append(Change("filter", name, name in a.filters, name in b.filters, text))
+    pa, pb = filter_params(a), filter_params(b)
+    for param in sorted(pb.keys() - pa.keys()):
+        old = next((p for p, f in pa.items() if f == pb[param]), None)
+        if old is not None:
+            changes.append(Change("filter", pb[param], old, param, f"Listing filters by {pb[param]} with the "
+                                  f"`{param}` parameter now; `{old}` is ignored."))
+    units_a, units_b = a.conventions.get("units", {}), b.conventions.get("units", {})
+    for field in sorted(units_a.keys() | units_b.keys()):
+        if units_a.get(field) != units_b.get(field):
+            said = _UNIT_WORDS.get(units_b.get(field), "as it is kept")
+            changes.append(Change("unit", field, units_a.get(field), units_b.get(field),
+                                  f"Answers give {_a(words['resource'])}'s {field} {said}."))
     return changes
+
+
+_UNIT_WORDS = {"decimal_from_cents": "as a decimal string of the whole amount (12.34), not in cents",
+               "epoch_from_date": "as seconds since 1970 (UTC), not as a date string"}
 
 
 def _fields(aspect: str, before: dict[str, Any], after: dict[str, Any], owner: str) -> list[Change]:

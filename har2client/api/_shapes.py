@@ -160,3 +160,56 @@ def json_response(body: Any, status: int = 200, headers: dict[str, str] | None =
     for k, v in (headers or {}).items():
         resp.headers[k] = v
     return resp
+
+
+def filter_params(model: ApiModel) -> dict[str, str]:
+    """Query parameter -> the record field a listing filters on (``filter_params``, else the field's name)."""
+    return dict(model.conventions.get("filter_params") or {f: f for f in model.filters})
+
+
+_EPOCH_DAY = 86400
+
+
+def to_wire(model: ApiModel, row: dict[str, Any]) -> dict[str, Any]:
+    """A stored record as the API answers it: fields whose ``units`` differ from how they are kept."""
+    units = model.conventions.get("units")
+    if not units:
+        return row
+    out = dict(row)
+    for field, unit in units.items():
+        value = out.get(field)
+        if unit == "decimal_from_cents" and isinstance(value, int):
+            out[field] = f"{value // 100}.{value % 100:02d}"
+        elif unit == "epoch_from_date" and isinstance(value, str):
+            import datetime as _dt
+
+            try:
+                if len(value) == 10:
+                    out[field] = int(_dt.datetime.fromisoformat(value + "T00:00:00+00:00").timestamp())
+                else:
+                    out[field] = int(_dt.datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp())
+            except ValueError:
+                pass
+    return out
+
+
+def from_wire(model: ApiModel, values: dict[str, Any]) -> dict[str, Any]:
+    """Request fields as the API keeps them: the new units taken, the old ones still accepted."""
+    units = model.conventions.get("units")
+    if not units:
+        return values
+    out = dict(values)
+    for field, unit in units.items():
+        value = out.get(field)
+        if unit == "decimal_from_cents" and isinstance(value, str):
+            try:
+                out[field] = int(round(float(value) * 100))
+            except ValueError:
+                pass
+        elif unit == "epoch_from_date" and isinstance(value, int) and not isinstance(value, bool):
+            import datetime as _dt
+
+            moment = _dt.datetime.fromtimestamp(value, _dt.timezone.utc)
+            kind = model.field_properties.get(field, {}).get("format")
+            out[field] = moment.date().isoformat() if kind == "date" else moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return out

@@ -11,7 +11,7 @@ from ._gate import idempotency_header, request_fingerprint
 from ._login import json_body
 from ._model import ApiModel, Operation
 from ._paging import paginate
-from ._shapes import ApiRefusal, current, put_path, shape_like, success_schema
+from ._shapes import ApiRefusal, current, filter_params, from_wire, put_path, shape_like, success_schema, to_wire
 from ._shapes import json_response as _json
 
 
@@ -52,6 +52,10 @@ def _body(model: ApiModel, op: Operation) -> dict[str, Any]:
         if not isinstance(raw.get(wrapper), dict):  # {"ticket": {...}}, {"profile": {...}}: required, as there
             raise ApiRefusal(400, f"The request body must hold the fields in a {wrapper!r} object")
         raw = raw[wrapper]
+    for old, new in model.conventions.get("request_aliases", {}).items():  # a renamed field's old name, still taken
+        if old in raw and new not in raw:
+            raw[new] = raw.pop(old)
+    raw = from_wire(model, raw)
     props, required = model.request_fields(op.role)
     status = int(model.conventions.get("validation_status", 400))
     if model.conventions.get("validation") == "strict":  # unknown fields and wrong types are refused, not dropped
@@ -100,7 +104,7 @@ def _missing(model: ApiModel, rid: Any) -> ApiRefusal:
 
 
 def _record(model: ApiModel, op: Operation, row: dict[str, Any], headers: dict[str, str] | None = None) -> Response:
-    body = shape_like(success_schema(model, op), row, model)
+    body = shape_like(success_schema(model, op), to_wire(model, row) if op.role != "account" else row, model)
     request_id = model.conventions["envelope"].get("request_id")
     if request_id and isinstance(body, dict):  # a fresh id in every answer's metadata
         put_path(body, request_id, current().next_id("req_"))
@@ -178,10 +182,11 @@ def _view_list(model: ApiModel, op: Operation, names: dict[str, str], **kwargs: 
         if request.args.get(param) != value:
             raise ApiRefusal(400, f"{param}: a valid {param} is required to list", code="invalid_parameter")
     rows = current().all()
-    for field in model.filters:
-        if field in request.args:
-            rows = [r for r in rows if str(r.get(field)) == request.args[field]]
+    for param, field in filter_params(model).items():
+        if param in request.args:
+            rows = [r for r in rows if str(r.get(field)) == request.args[param]]
     page, meta, headers = paginate(model, rows)
+    page = [to_wire(model, row) for row in page]
     schema = success_schema(model, op) or {}
     env = model.conventions["envelope"]
     if not env.get("list"):
