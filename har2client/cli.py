@@ -60,6 +60,10 @@ def _parser() -> argparse.ArgumentParser:
     ba = bsub.add_parser("tiera", help="the Tier A tasks (real public APIs, har2client/tiera/specs/)")
     ba.add_argument("--out", required=True, help="directory to write tiera_NN_api/ task directories into")
     ba.add_argument("--seed", type=int, default=1, help="build seed (default: %(default)s)")
+    br = bsub.add_parser("repair", help="the 64 Case 3 tasks: an old client, the failure it now gives, a new recording")
+    br.add_argument("--out", required=True, help="directory to write repair_NN_domain/ task directories into")
+    br.add_argument("--seed", type=int, default=1, help="build seed (default: %(default)s)")
+    br.add_argument("--limit", type=int, default=None, help="build only the first N tasks")
     bi = bsub.add_parser("investigate", help="the 50 Case 2 tasks: Tier B tasks with a practice server to probe")
     bi.add_argument("--out", required=True, help="directory to write investigate_NN_domain/ task directories into")
     bi.add_argument("--seed", type=int, default=1, help="build seed (default: %(default)s)")
@@ -163,8 +167,8 @@ def _parser() -> argparse.ArgumentParser:
                                    "refused for lack of the header), placebo (the goal plus a sentence of the "
                                    "same length about nothing).")
     r.add_argument("path", help="a .har file, a task directory, or a task id")
-    r.add_argument("--arm", default="as_built", choices=("as_built", "hint", "evidence", "placebo"),
-                   help="which observation of the task to show (default: %(default)s)")
+    r.add_argument("--arm", default=None, help="which observation of the task to show: as_built (the default), "
+                   "hint, evidence, placebo; a repair task's base (its default), hint, placebo, notice")
     r.add_argument("--source", default=None,
                    help="where a task id is pulled from: ORG/NAME or a dataset folder (default: $HAR2CLIENT_SOURCE)")
     return p
@@ -192,6 +196,12 @@ def _cmd_build(args: argparse.Namespace) -> int:
         paths = build_tiera(args.out, args.seed, progress=progress)
         unserved = f" ({len(NOT_SERVED)} descriptions not served yet: {', '.join(sorted(NOT_SERVED))})" if NOT_SERVED else ""
         print(f"built {len(paths)} tasks in {args.out}{unserved}")
+        return 0
+    if args.tier == "repair":
+        from .repair import build_repair
+
+        paths = build_repair(args.out, args.seed, args.limit, progress=progress)
+        print(f"built {len(paths)} repair tasks in {args.out}")
         return 0
     if args.tier == "investigate":
         from .tierb import build_investigate
@@ -231,8 +241,13 @@ def _cmd_grade(args: argparse.Namespace) -> int:
 
     result = grade(task, args.client, seed=args.seed, limits=limits, progress=progress, isolation=args.isolation,
                    sandbox=box)
+    repair = None
+    if task.meta.get("case") == "repair":  # what the submission broke that client_v1 still did
+        from .repair._score import regression
+
+        repair = regression(task, result, limits=limits, isolation=args.isolation, sandbox=box)
     if args.json:
-        print(json.dumps(result.to_dict()))
+        print(json.dumps({**result.to_dict(), **(repair or {})}))
     else:
         from .grading._result import NOT_RUN
 
@@ -248,6 +263,9 @@ def _cmd_grade(args: argparse.Namespace) -> int:
             print(f"har2client: error: {result.error}", file=sys.stderr)
         print(f"{result.task_id}: {result.passed}/{result.total} tests passed in {result.seconds:.2f} s "
               f"(grading seed {result.grading_seed})")
+        if repair is not None:
+            print(f"client_v1 passes {repair['client_v1_pass_rate']:.3f} on this release; the submission loses "
+                  f"{len(repair['regressed'])} of its tests: regression_rate={repair['regression_rate']:.3f}")
         print(f"pass_rate={result.pass_rate:.3f}")
     return 1 if result.error else 0
 
@@ -334,7 +352,9 @@ def _cmd_render(args: argparse.Namespace) -> int:
         return 0
     if not os.path.isfile(os.path.join(path, "recording.har")):
         raise Har2ClientError(f"{path}: no recording.har; is this a task directory?")
-    sys.stdout.write(render_observation(path, args.arm))
+    from .tasks._task import arms_of
+
+    sys.stdout.write(render_observation(path, args.arm or next(iter(arms_of(path)))))
     return 0
 
 

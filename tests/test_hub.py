@@ -38,7 +38,7 @@ def test_load_dataset_reads_every_config_and_split_offline_without_our_code(data
         "import sys, json\n"
         "from datasets import load_dataset\n"
         "out = {}\n"
-        "for c in ('tierB', 'tierA', 'investigate'):\n"
+        "for c in ('tierB', 'tierA', 'investigate', 'repair'):\n"
         "    for s in ('test', 'train'):\n"
         "        d = load_dataset(sys.argv[1], c, split=s)\n"
         "        out[c + '/' + s] = [len(d), d[0]['task_id'], sorted(d.column_names), d[0]['budgets'], d[0]['arms'],\n"
@@ -59,6 +59,9 @@ def test_load_dataset_reads_every_config_and_split_offline_without_our_code(data
     assert got["investigate/test"][:2] == [50, "investigate_00_invoices"] and got["investigate/test"][3] == [0, 1, 5]
     assert got["tierB/test"][3] == [] and got["tierB/test"][4] == ["as_built", "evidence", "hint", "placebo"]
     assert got["tierB/test"][5] and got["investigate/train"][0] == 3
+    # Case 3 as its own config: the old client and its failure are columns; the arms are the repair's
+    assert got["repair/test"][0] == 64 and got["repair/test"][1].startswith("repair_00_") and {"client_v1", "failure", "goal_notice"} <= set(
+        got["repair/test"][2]) and got["repair/test"][4] == ["base", "hint", "notice", "placebo"]
 
 
 def test_the_public_folder_holds_nothing_hidden(dataset):

@@ -57,7 +57,19 @@ def check_rate(model: ApiModel, inst: Instance) -> None:
 
 
 def check_auth(model: ApiModel, inst: Instance) -> None:
-    auth, creds = model.auth, inst.credentials
+    """The request's credentials, checked as the API's auth says (or, for the methods a deprecated way
+    still serves, as that said: ``auth.legacy``)."""
+    legacy = model.auth.get("legacy")
+    try:
+        _check_auth_as(model, model.auth, inst)
+    except ApiRefusal:
+        if not legacy or request.method.lower() not in legacy.get("methods", ()):
+            raise
+        _check_auth_as(model, legacy, inst)
+
+
+def _check_auth_as(model: ApiModel, auth: dict[str, Any], inst: Instance) -> None:
+    creds = inst.credentials
     style = auth["style"]
     if style in ("bearer", "vendor", "header_key", "oauth2_client_credentials", "password_bearer"):
         header = auth.get("header", "Authorization")
@@ -108,6 +120,8 @@ def check_version(model: ApiModel) -> None:
     if style in ("header", "query"):
         got = request.headers.get(v["name"]) if style == "header" else request.args.get(v["name"])
         what = f"the {v['name']} header" if style == "header" else f"the {v['name']} query parameter"
+        if "legacy_value" in v and request.method == "GET" and got == v["legacy_value"]:
+            return  # the retiring version still reads
         if got is None:
             raise ApiRefusal(400, f"Send {what} with a supported version ({v['value']})", code="version_required")
         if got != v["value"]:

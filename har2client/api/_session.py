@@ -216,10 +216,11 @@ class Capture:
 
 
 def record_session(model: ApiModel, instance: Instance, seed: int, *, profile: str = "browser",
-                   evidence: bool = False) -> Recording:
+                   evidence: bool = False, roles: tuple[str, ...] | None = None) -> Recording:
     """Drive ``instance`` through the scripted session and return what the recorder saw.
 
-    ``evidence`` adds, once, the refusal a request without the API's required header gets.
+    ``evidence`` adds, once, the refusal a request without the API's required header gets. ``roles``
+    makes a short session: the first page of the list, and only the other operations named.
     """
     cap = Capture(model, instance, profile, seed)
     r = rng(seed, "session", model.key)
@@ -228,6 +229,8 @@ def record_session(model: ApiModel, instance: Instance, seed: int, *, profile: s
                         event_hooks={"request": [cap.on_request], "response": [cap.on_response]})
     client = ConventionsClient(model, model.server, instance.credentials, instance.client_params, http=http, r=r)
     ops, session, plural = model.operations, model.conventions.get("session", ["list", "get"]), model.plural
+    if roles is not None:
+        session = [role for role in session if role in roles]
     title = plural.replace("_", " ").capitalize()
     world = ApiWorld(model, instance)
     if model.auth["style"] in TOKEN_STYLES:
@@ -246,7 +249,7 @@ def record_session(model: ApiModel, instance: Instance, seed: int, *, profile: s
                  "unique": lambda: uuid4_from(r), "digest": lambda: None}[hidden["check"]]()
         cap.other_host(hidden["name"], value, cap.page_path)
     cap.page(title, f"/{plural}")
-    rows = client.list_all()
+    rows = client.list_all(max_pages=1 if roles is not None else 200)
     if evidence and hidden and rows:
         # The refusal a request without the header gets, recorded once before the app adds it.
         client.ignore = "required_headers"
@@ -257,7 +260,7 @@ def record_session(model: ApiModel, instance: Instance, seed: int, *, profile: s
         client.ignore = None
     if "seconds" in model.expiry:
         instance.clock.advance(int(model.expiry["seconds"]) + r.randint(30, 600))  # the user went for lunch
-    for f in model.filters[:1]:
+    for f in model.filters[:1] if roles is None else ():
         choices = model.field_properties[f].get("enum") or [rows[0].get(f)]
         value = choices[r.randrange(len(choices))]
         cap.page(f"{title} · {value}", f"/{plural}?{f}={value}")
@@ -266,6 +269,7 @@ def record_session(model: ApiModel, instance: Instance, seed: int, *, profile: s
         pick = rows[r.randrange(len(rows))][model.id_field]
         cap.page(f"{model.resource.capitalize()} {pick}", f"/{plural}/{pick}")
         client.get(pick)
+    if "get" in session and rows and roles is None:
         stale = world.missing_id(r)
         cap.page(f"{model.resource.capitalize()} {stale}", f"/{plural}/{stale}")
         client.get(stale)
@@ -292,7 +296,7 @@ def record_session(model: ApiModel, instance: Instance, seed: int, *, profile: s
             client.update(target, {field: fake_from_schema(props[field], r, field)})
     if "delete" in session and created is not None:
         client.delete(target)
-    if profile == "browser":
+    if profile == "browser" and roles is None:
         cap.page(title, f"/{plural}")
         client.list_all(max_pages=1)
     return cap.recording()

@@ -34,7 +34,7 @@ import yaml
 from ..har import read_har, render_compact
 from ..tasks._task import arms_of, load_task
 
-CONFIGS = ("tierB", "tierA", "investigate")
+CONFIGS = ("tierB", "tierA", "investigate", "repair")
 SPLITS = ("train", "test")
 PUBLIC_TRAIN_SEED = 1000       # train seeds are public: 1000, 1001, ...
 SECRET_ENV = "HAR2CLIENT_SECRET_SEED"
@@ -46,12 +46,13 @@ FEATURES = pa.schema([
     ("task_id", pa.string()), ("tier", pa.string()), ("case", pa.string()), ("domain", pa.string()),
     ("api", pa.string()), ("goal", pa.string()), ("recording", pa.string()), ("recording_compact", pa.string()),
     ("recording_evidence", pa.string()), ("arms", pa.list_(pa.string())), ("goal_hint", pa.string()),
-    ("goal_placebo", pa.string()), ("budgets", pa.list_(pa.int64())), ("observation_format", pa.string()),
+    ("goal_placebo", pa.string()), ("budgets", pa.list_(pa.int64())), ("client_v1", pa.string()),
+    ("failure", pa.string()), ("goal_notice", pa.string()), ("observation_format", pa.string()),
     ("source", pa.string()),
     ("class_name", pa.string()), ("constructor", pa.list_(pa.string())), ("methods", pa.list_(pa.string())),
     ("licence", pa.string()), ("docs", pa.string()),
 ])
-HIDDEN_FILES = ("openapi.yaml", "tests.json", "grading.json", "reference_client.py")
+HIDDEN_FILES = ("openapi.yaml", "tests.json", "grading.json", "reference_client.py", "v1_openapi.yaml")
 
 
 def secret_seed(given: int | None) -> int:
@@ -88,6 +89,9 @@ def task_row(task_dir: str) -> dict[str, Any]:
         "recording_evidence": arm_file("evidence", "recording"), "arms": list(arms),
         "goal_hint": arm_file("hint", "goal"), "goal_placebo": arm_file("placebo", "goal"),
         "budgets": [int(b) for b in meta.get("budgets", [])],  # investigate: the probe budgets (no credentials)
+        "client_v1": _read(task.file("client_v1.py")) if os.path.exists(task.file("client_v1.py")) else "",
+        "failure": _read(task.file("failure.txt")) if os.path.exists(task.file("failure.txt")) else "",
+        "goal_notice": arm_file("notice", "goal"),
         "observation_format": meta["observation_format"], "source": meta["source"],
         "class_name": meta.get("class_name", "Client"), "constructor": list(meta.get("constructor", [])),
         "methods": list(meta.get("methods", [])), "licence": meta.get("licence", "CC-BY-4.0"),
@@ -217,6 +221,7 @@ def _task_batches(work: str, secret: int | None, train: int, task_dirs: list[str
                   say: Callable[[str], None]) -> Iterator[tuple[str, list[str]]]:
     """(split, task directories) a batch at a time; each batch's files are deleted once the next is asked for."""
     from ..tiera import build_tiera
+    from ..repair import REPAIR_SIZE, build_repair
     from ..tierb import TIERB_SIZE, build_investigate, build_tierb
 
     if task_dirs:
@@ -230,7 +235,8 @@ def _task_batches(work: str, secret: int | None, train: int, task_dirs: list[str
     else:
         seed = secret_seed(secret)
         say("building the test split from the secret seed")
-        for name, build in (("tierB", build_tierb), ("tierA", build_tiera), ("investigate", build_investigate)):
+        for name, build in (("tierB", build_tierb), ("tierA", build_tiera), ("investigate", build_investigate),
+                            ("repair", build_repair)):
             batch = os.path.join(work, "test", name)
             yield "test", build(batch, seed)
             shutil.rmtree(batch)
@@ -242,9 +248,10 @@ def _task_batches(work: str, secret: int | None, train: int, task_dirs: list[str
         while made < train:
             s = PUBLIC_TRAIN_SEED + n
             batch = os.path.join(work, "train", name, str(s))
-            if name in ("tierB", "investigate"):
-                build = build_tierb if name == "tierB" else build_investigate
-                paths = build(batch, s, limit=min(TIERB_SIZE, train - made), id_prefix=f"s{s}_")
+            if name in ("tierB", "investigate", "repair"):
+                build = {"tierB": build_tierb, "investigate": build_investigate, "repair": build_repair}[name]
+                size = REPAIR_SIZE if name == "repair" else TIERB_SIZE
+                paths = build(batch, s, limit=min(size, train - made), id_prefix=f"s{s}_")
             else:
                 paths = build_tiera(batch, s, id_prefix=f"s{s}_", limit=train - made)
             if not paths:  # a seed that gives nothing would give nothing forever
@@ -281,7 +288,8 @@ def build_dataset(out_dir: str, *, secret: int | None = None, train: int = 0, ta
                 by_config: dict[str, list[dict[str, Any]]] = {c: [] for c in CONFIGS}
                 for task_dir in batch:
                     row = task_row(task_dir)
-                    config = "investigate" if row["case"] == "investigate" else "tierB" if row["tier"] == "B" else "tierA"
+                    config = row["case"] if row["case"] in ("investigate", "repair") else \
+                        "tierB" if row["tier"] == "B" else "tierA"
                     by_config[config].append(row)
                     if config == "tierA":  # the licence table names each API's first task
                         first = licence_rows.get(row["api"])
@@ -353,8 +361,12 @@ def restore_task(public_dir: str, hidden_dir: str, task_id: str, dest_root: str)
             fh.write(text)
     shutil.copyfile(os.path.join(hidden_task, "task.json"), os.path.join(dest, "task.json"))
     arms = arms_of(dest)
+    for name, column in (("client_v1.py", "client_v1"), ("failure.txt", "failure")):
+        if row.get(column):
+            with open(os.path.join(dest, name), "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(row[column])
     for arm, kind, column in (("evidence", "recording", "recording_evidence"), ("hint", "goal", "goal_hint"),
-                              ("placebo", "goal", "goal_placebo")):
+                              ("placebo", "goal", "goal_placebo"), ("notice", "goal", "goal_notice")):
         if arm in arms and row.get(column):
             path = os.path.join(dest, arms[arm][kind])
             os.makedirs(os.path.dirname(path), exist_ok=True)

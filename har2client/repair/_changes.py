@@ -41,11 +41,17 @@ def _move_paths(doc: dict[str, Any], old: str, new: str) -> None:
 
 
 def resource_moved(doc: dict[str, Any], r: random.Random) -> dict[str, Any]:
-    """The resource's paths move under a namespace: ``/invoices`` becomes ``/billing/invoices``."""
+    """One record's operations move under a namespace: ``/invoices/{id}`` becomes ``/billing/invoices/{id}``
+    (the listing and creating stay where they were)."""
     x = _x(doc)
+    item = x.get("item")
+    if not item or item not in doc["paths"]:
+        raise NotApplicable("no item path")
     prefix = x["version"].get("prefix", "") if x["version"]["style"] == "path" else ""
-    base = f"{prefix}/{x['plural']}"
-    _move_paths(doc, base, f"{prefix}/{r.choice(('billing', 'core', 'app', 'records', 'workspace'))}/{x['plural']}")
+    ns = r.choice(("billing", "core", "app", "records", "workspace"))
+    moved = f"{prefix}/{ns}{item[len(prefix):]}"
+    doc["paths"] = {(moved if p == item else p): v for p, v in doc["paths"].items()}
+    x["item"] = moved
     return doc
 
 
@@ -54,60 +60,59 @@ _USER_STYLES = ("basic", "password_bearer")
 
 
 def auth_changed(doc: dict[str, Any], r: random.Random) -> dict[str, Any]:
-    """The same credentials, used another way: a key from a header to the query or a bearer token;
-    a user and password from HTTP basic to a login that answers a bearer token, or back."""
+    """The same credentials, used another way (a key from a header to the query or a bearer token; a user
+    and password from HTTP basic to a login that answers a bearer token). The old way is deprecated: it
+    still reads, but writes need the new one."""
     x = _x(doc)
-    style = x["auth"]["style"]
-    expiry = x["auth"].get("expiry")
+    old = dict(x["auth"])
+    style = old["style"]
+    if old.get("expiry") or style not in _KEY_STYLES + ("basic",):
+        raise NotApplicable(f"auth style {style} (with expiry {bool(old.get('expiry'))}) has no like-for-like change")
     if style in _KEY_STYLES:
         new = r.choice([s for s in _KEY_STYLES if s != style])
-        x["auth"] = {"style": new, **({"header": "X-Api-Key"} if new == "header_key" else {}),
-                     **({"param": "key"} if new == "query_key" else {})}
+        auth = {"style": new, **({"header": "X-Api-Key"} if new == "header_key" else {}),
+                **({"param": "key"} if new == "query_key" else {})}
         scheme = {"header_key": {"type": "apiKey", "in": "header", "name": "X-Api-Key"},
                   "query_key": {"type": "apiKey", "in": "query", "name": "key"},
                   "bearer": {"type": "http", "scheme": "bearer"}}[new]
-    elif style in _USER_STYLES and not expiry:
-        new = "password_bearer" if style == "basic" else "basic"
-        x["auth"] = {"style": new, **({"login_path": "/auth/token"} if new == "password_bearer" else {})}
-        scheme = {"type": "http", "scheme": "bearer" if new == "password_bearer" else "basic"}
-        if new == "password_bearer":
-            doc["paths"]["/auth/token"] = {"post": {"operationId": "issueUserToken", "security": [], "requestBody": {
-                "required": True, "content": {"application/json": {"schema": {"type": "object", "properties": {
-                    "username": {"type": "string"}, "password": {"type": "string"}}}}}},
-                "responses": {"200": {"description": "A bearer token.", "content": {"application/json": {
-                    "schema": {"type": "object", "properties": {"access_token": {"type": "string"}}}}}}}}}
     else:
-        raise NotApplicable(f"auth style {style} (with expiry {bool(expiry)}) has no like-for-like change")
+        auth = {"style": "password_bearer", "login_path": "/auth/token"}
+        scheme = {"type": "http", "scheme": "bearer"}
+        doc["paths"]["/auth/token"] = {"post": {"operationId": "issueUserToken", "security": [], "requestBody": {
+            "required": True, "content": {"application/json": {"schema": {"type": "object", "properties": {
+                "username": {"type": "string"}, "password": {"type": "string"}}}}}},
+            "responses": {"200": {"description": "A bearer token.", "content": {"application/json": {
+                "schema": {"type": "object", "properties": {"access_token": {"type": "string"}}}}}}}}}
+    x["auth"] = {**auth, "legacy": {**old, "methods": ["get"]}}
     doc.setdefault("components", {})["securitySchemes"] = {"login": scheme}
     doc["security"] = [{"login": []}]
     return doc
 
 
 def version_changed(doc: dict[str, Any], r: random.Random) -> dict[str, Any]:
-    """A version is now required (a dated header), or the one required moves on."""
+    """A dated version is now required, or the one required moves on; the old one still reads (it is
+    being retired), but writes need the new one."""
     x = _x(doc)
     v = x["version"]
     date = f"{r.randint(2025, 2026)}-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}"
     if v["style"] == "none":
-        x["version"] = {"style": "header", "name": r.choice(("X-API-Version", "Api-Version")), "value": date}
+        x["version"] = {"style": "header", "name": r.choice(("X-API-Version", "Api-Version")), "value": date,
+                        "legacy_value": None}
     elif v["style"] in ("header", "query"):
+        v["legacy_value"] = v["value"]
         v["value"] = date if date != v["value"] else date[:-2] + "29"
-    elif v["style"] == "accept":
-        v["value"] = v["value"].replace(".v", ".v9") if ".v9" not in v["value"] else v["value"].replace(".v9", ".v8")
     else:
-        old = v["prefix"]
-        v["prefix"] = f"/v{int(old.strip('/v') or 1) + 1}" if old.strip("/v").isdigit() else old + "2"
-        _move_paths(doc, old, v["prefix"])
+        raise NotApplicable(f"a {v['style']} version")
     return doc
 
 
 def header_required(doc: dict[str, Any], r: random.Random) -> dict[str, Any]:
-    """Every request must now say which client it comes from, in a new header."""
+    """Every write must now say which client it comes from, in a new header."""
     name = r.choice(("X-Client-Name", "X-Requested-By", "X-Api-Client"))
     rules = _x(doc).setdefault("required_headers", [])
     if any(rule["name"] == name for rule in rules):
         raise NotApplicable(f"{name} is required already")
-    rules.append({"name": name, "on": ["get", "post", "patch", "put", "delete"], "check": "present",
+    rules.append({"name": name, "on": ["post", "patch", "put", "delete"], "check": "present",
                   "example": "inventory-sync"})
     return doc
 

@@ -106,8 +106,8 @@ def placebo_sentence(length: int, seed: int) -> str:
     clauses = list(_NEUTRAL)
     r.shuffle(clauses)
     best = ""
-    for size in (1, 2, 3, 4):
-        for combo in itertools.permutations(clauses, size):
+    for size in range(1, len(clauses) + 1):
+        for combo in itertools.combinations(clauses, size):
             text = "; ".join(combo)
             text = text[0].upper() + text[1:] + "."
             if abs(len(text) - length) < abs(len(best) - length):
@@ -140,6 +140,7 @@ def render_observation(task_dir: str, arm: str = "as_built") -> str:
 
     names = visible_files(task_dir, arm)  # checks the arm exists
     goal, recording = names[0], names[1] if len(names) > 2 else None
+    extra = names[3:]  # a repair's client_v1.py and failure.txt
     if recording is None or not recording.endswith(".har"):
         from .._errors import TaskError
 
@@ -147,5 +148,9 @@ def render_observation(task_dir: str, arm: str = "as_built") -> str:
     with open(os.path.join(task_dir, goal), encoding="utf-8") as fh:
         goal_text = fh.read()
     task_id = os.path.basename(os.path.normpath(task_dir))
-    return (f"# Task {task_id}, arm {arm}: {', '.join(names)}\n\n## {goal}\n\n{goal_text.rstrip()}\n\n"
-            f"## {recording}\n\n" + render_compact(read_har(os.path.join(task_dir, recording))))
+    parts = [f"# Task {task_id}, arm {arm}: {', '.join(names)}\n\n## {goal}\n\n{goal_text.rstrip()}\n\n"]
+    for name in extra:
+        with open(os.path.join(task_dir, name), encoding="utf-8") as fh:
+            fence = "python" if name.endswith(".py") else "text"
+            parts.append(f"## {name}\n\n```{fence}\n{fh.read().rstrip()}\n```\n\n")
+    return "".join(parts) + f"## {recording}\n\n" + render_compact(read_har(os.path.join(task_dir, recording)))

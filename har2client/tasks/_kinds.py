@@ -65,3 +65,4 @@ def start_world(task: Task, grading_seed: int, sock: socket.socket) -> GradingWo
 
 
 register("build", "har2client.api._world:start_grading_world")
+register("repair", "har2client.repair._contract:start_repair_world")

@@ -39,6 +39,7 @@ def visible_files(task_dir: str, arm: str = "as_built") -> list[str]:
     if arm not in arms:
         raise TaskError(f"{task_dir}: no arm {arm!r} (this task has {', '.join(arms)})")
     files = [arms[arm]["goal"], arms[arm]["recording"], "task.json"]
+    files += [f for kind, f in arms[arm].items() if kind not in ("goal", "recording")]  # a repair's old client, failure
     return [n for n in files if os.path.isfile(os.path.join(task_dir, n))]
 
 
