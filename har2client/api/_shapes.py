@@ -3,6 +3,7 @@ each operation's response schema."""
 
 from __future__ import annotations
 
+import datetime as _dt
 import hashlib
 import json
 import re
@@ -167,9 +168,6 @@ def filter_params(model: ApiModel) -> dict[str, str]:
     return dict(model.conventions.get("filter_params") or {f: f for f in model.filters})
 
 
-_EPOCH_DAY = 86400
-
-
 def to_wire(model: ApiModel, row: dict[str, Any]) -> dict[str, Any]:
     """A stored record as the API answers it: fields whose ``units`` differ from how they are kept."""
     units = model.conventions.get("units")
@@ -181,8 +179,6 @@ def to_wire(model: ApiModel, row: dict[str, Any]) -> dict[str, Any]:
         if unit == "decimal_from_cents" and isinstance(value, int):
             out[field] = f"{value // 100}.{value % 100:02d}"
         elif unit == "epoch_from_date" and isinstance(value, str):
-            import datetime as _dt
-
             try:
                 if len(value) == 10:
                     out[field] = int(_dt.datetime.fromisoformat(value + "T00:00:00+00:00").timestamp())
@@ -207,8 +203,6 @@ def from_wire(model: ApiModel, values: dict[str, Any]) -> dict[str, Any]:
             except ValueError:
                 pass
         elif unit == "epoch_from_date" and isinstance(value, int) and not isinstance(value, bool):
-            import datetime as _dt
-
             moment = _dt.datetime.fromtimestamp(value, _dt.timezone.utc)
             kind = model.field_properties.get(field, {}).get("format")
             out[field] = moment.date().isoformat() if kind == "date" else moment.strftime("%Y-%m-%dT%H:%M:%SZ")
