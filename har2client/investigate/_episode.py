@@ -30,7 +30,6 @@ from ..tasks._task import Task, arms_of, load_task
 from ._tools import MAX_PROBE_REQUEST_BYTES, METHODS, PROBE_BODY_CHARS, tools_for
 
 BUDGETS = (0, 1, 5)
-_DROP = {"host", "content-length", "connection", "accept-encoding", "transfer-encoding"}
 
 
 class InvestigateEpisode:

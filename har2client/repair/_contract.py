@@ -11,12 +11,10 @@ import random
 import socket
 from typing import Any
 
-from ..api._app import create_app
-from ..api._http import HTTPServer
 from ..api._instance import Instance, instance_seed
 from ..api._model import ApiModel, load_model
 from ..api._reference import reference_source
-from ..api._world import ApiWorld, client_kwargs
+from ..api._world import ApiWorld, start_world
 from ..tasks._kinds import GradingWorld
 from ..tasks._task import Task
 
@@ -51,15 +49,13 @@ class ContractWorld(ApiWorld):
 
 
 def start_repair_world(task: Task, grading_seed: int, sock: socket.socket) -> GradingWorld:
-    """A fresh grading instance of a repair task's new release (the task kind ``repair``)."""
+    """A fresh grading instance of a repair task's new release (the task kind ``repair``), read in v1's terms."""
     g = task.grading
     model = load_model(task.hidden_file("openapi.yaml"), g.get("model_key"))
     instance = Instance(model, instance_seed(int(g["task_seed"]), "grading", grading_seed))
-    server = HTTPServer(sock, create_app(model, instance))
-    kwargs = client_kwargs(model, instance, f"http://{server.host}:{server.port}")
-    from ..tasks._kinds import GradingWorld as _GW  # noqa: F401  (the type the judge expects)
-
-    return GradingWorld(ContractWorld(model, instance, dict(g.get("renames", {}))), server, kwargs, instance)
+    started = start_world(model, instance, sock)
+    started.world = ContractWorld(model, instance, dict(g.get("renames", {})))
+    return started
 
 
 def repaired_source(v2: ApiModel, renames: dict[str, str]) -> str:

@@ -72,9 +72,7 @@ def failure_text(client_v1: str, v1: ApiModel, v2: ApiModel, seed: int, terse: b
         exec(compile(client_v1, "client_v1.py", "exec"), module.__dict__)
         ns: dict[str, Any] = {}
         exec(compile(script, name, "exec"), ns)
-        kwargs = client_kwargs(v2, instance, f"http://127.0.0.1:{server.port}")
-        kwargs["base_url"] = "https://" + v2.server.split("://", 1)[1]  # as the user's config says it
-        client = module.Client(**{**kwargs, "base_url": f"http://127.0.0.1:{server.port}"})
+        client = module.Client(**client_kwargs(v2, instance, f"http://127.0.0.1:{server.port}"))
         try:
             ns["main"](client)
         except Exception as exc:  # noqa: BLE001 - the failure is the point
