@@ -6,7 +6,7 @@ load their module on first use, so importing the package costs almost nothing.
 
 from typing import TYPE_CHECKING
 
-from ._errors import ClientFileError, GradingError, Har2ClientError, HarError, SpecError, TaskError
+from ._errors import ClientFileError, EnvError, GradingError, Har2ClientError, HarError, SpecError, TaskError
 from ._lazy import lazy_exports
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 __all__ = [
-    "ApiModel", "ClientFileError", "GradeResult", "GradingError", "GradingPool", "Har2ClientError", "HarError",
+    "ApiModel", "ClientFileError", "EnvError", "GradeResult", "GradingError", "GradingPool", "Har2ClientError", "HarError",
     "HiddenTest", "Instance", "Limits", "Recording", "Sandbox", "SpecError", "Switches", "Task", "TaskError",
     "TestResult", "__version__", "baseline_source", "build_tierb", "create_app", "grade", "load_task",
     "load_model", "model_from_document", "read_har", "reference_source", "render_compact", "replay_source",

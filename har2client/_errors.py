@@ -30,3 +30,7 @@ class ClientFileError(Har2ClientError):
 
 class GradingError(Har2ClientError):
     """The grader itself could not run (not: the client failed a test)."""
+
+
+class EnvError(Har2ClientError):
+    """An environment was used outside its contract: a step after the episode ended, an unknown setting."""

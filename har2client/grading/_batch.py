@@ -207,6 +207,10 @@ class GradingPool:
             for f in finished:
                 yield f.result()
 
+    def submit(self, fn: Callable[..., Any], /, *args: Any) -> "Future[Any]":
+        """Run ``fn(*args)`` (a module-level function) on a worker, with its warm sandbox; thread-safe."""
+        return self._pool.submit(fn, *args)
+
     def close(self) -> None:
         self._pool.shutdown(wait=True)
 

@@ -13,7 +13,7 @@ import os
 import secrets
 import tempfile
 import time
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import urlsplit
 
 import httpx
@@ -30,13 +30,27 @@ from ..tasks._task import Task, arms_of, load_task
 from ._tools import MAX_PROBE_REQUEST_BYTES, METHODS, PROBE_BODY_CHARS, tools_for
 
 BUDGETS = (0, 1, 5)
+# Grades a submission: (task directory, code, grading seed) -> the grade as a dict.
+GradeFn = Callable[[str, str, int], dict[str, Any]]
+
+
+def _grade_here(task_path: str, code: str, seed: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="h2c-episode-") as work:
+        path = os.path.join(work, "client.py")
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(code)
+        return grade(task_path, path, seed=seed).to_dict()
 
 
 class InvestigateEpisode:
-    """One episode. ``tool(name, arguments)`` answers a tool call; the record is ``lines`` (JSONL)."""
+    """One episode. ``tool(name, arguments)`` answers a tool call; the record is ``lines`` (JSONL).
+
+    ``grade_fn`` grades the submission (by default here, in this thread's sandbox; an environment
+    passes its shared grading pool's).
+    """
 
     def __init__(self, task: Task | str, budget: int, arm: str = "as_built", episode_seed: int | None = None,
-                 policy: str = "") -> None:
+                 policy: str = "", grade_fn: GradeFn | None = None) -> None:
         self.task = task if isinstance(task, Task) else load_task(task)
         if budget < 0:
             raise TaskError(f"a probe budget is 0 or more, not {budget}")
@@ -44,6 +58,7 @@ class InvestigateEpisode:
         if arm not in arms:
             raise TaskError(f"{self.task.path}: no arm {arm!r} (this task has {', '.join(arms)})")
         self.budget, self.arm = budget, arm
+        self._grade = grade_fn or _grade_here
         self.episode_seed = episode_seed if episode_seed is not None else secrets.randbits(62)
         self.model = self.task.model
         task_seed = int(self.task.grading["task_seed"])
@@ -190,14 +205,14 @@ class InvestigateEpisode:
         code = args.get("code")
         if not isinstance(code, str) or not code.strip():
             return {"error": "code must be the whole client.py as a string"}
-        with tempfile.TemporaryDirectory(prefix="h2c-episode-") as work:
-            path = os.path.join(work, "client.py")
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(code)
-            result = grade(self.task, path, seed=rng(self.episode_seed, "grading").getrandbits(62))
+        result = self._grade(self.task.path, code, self.grading_seed)
         self.submitted = True
-        self._graded = (code, result.to_dict())  # the episode ends once this call is on the record
-        return {"pass_rate": result.pass_rate, "passed": result.passed, "total": result.total}
+        self._graded = (code, result)  # the episode ends once this call is on the record
+        return {"pass_rate": result["pass_rate"], "passed": result["passed"], "total": result["total"]}
+
+    @property
+    def grading_seed(self) -> int:
+        return rng(self.episode_seed, "grading").getrandbits(62)
 
     def end(self, reason: str, code: str | None = None, grade: dict[str, Any] | None = None) -> dict[str, Any]:
         """End the episode (idempotent); a missing submission scores 0."""

@@ -17,21 +17,28 @@ def regression(task: Task, submitted: GradeResult, **grade_options: Any) -> dict
     (0 when client_v1 passes none).
     """
     old = grade(task, os.path.join(task.path, "client_v1.py"), seed=submitted.grading_seed, **grade_options)
-    kept = [t.name for t in old.tests if t.passed]
-    passed = {t.name for t in submitted.tests if t.passed}
+    return regression_between(task.grading, old.to_dict(), submitted.to_dict())
+
+
+def regression_between(grading: dict[str, Any], v1_grade: dict[str, Any], submitted: dict[str, Any]) -> dict[str, Any]:
+    """The repair scores from two grades (as dicts) on one v2 instance: client_v1's and the submission's."""
+    kept = [t["name"] for t in v1_grade["tests"] if t["passed"]]
+    passed = {t["name"] for t in submitted["tests"] if t["passed"]}
     lost = [name for name in kept if name not in passed]
-    g = task.grading
-    return {"full_repair": submitted.pass_rate == 1.0, "regression_rate": round(len(lost) / len(kept), 6) if kept else 0.0,
-            "regressed": lost, "client_v1_pass_rate": old.pass_rate, "changes": g.get("changes", []),
-            "loud": g.get("loud", []), "silent": g.get("silent", []), "variant": g.get("variant", "plain")}
+    return {"full_repair": submitted["pass_rate"] == 1.0,
+            "regression_rate": round(len(lost) / len(kept), 6) if kept else 0.0,
+            "regressed": lost, "client_v1_pass_rate": v1_grade["pass_rate"], "changes": grading.get("changes", []),
+            "loud": grading.get("loud", []), "silent": grading.get("silent", []),
+            "variant": grading.get("variant", "plain")}
 
 
 def repair_scores(task: Task | str, client_path: str, seed: int | None = None, **grade_options: Any) -> dict[str, Any]:
     """Grade ``client_path`` and the task's client_v1 on the same fresh v2 instance; every repair score."""
     task = task if isinstance(task, Task) else load_task(task)
     submitted = grade(task, client_path, seed=seed if seed is not None else secrets.randbits(62), **grade_options)
-    return {"task_id": task.task_id, "grading_seed": submitted.grading_seed, "pass_rate": submitted.pass_rate,
-            **regression(task, submitted, **grade_options), "grade": submitted.to_dict()}
+    graded = submitted.to_dict()
+    return {"task_id": task.task_id, "grading_seed": submitted.grading_seed, "pass_rate": graded["pass_rate"],
+            **regression(task, submitted, **grade_options), "grade": graded}
 
 
 def repair_breakdown(rows: list[dict[str, Any]]) -> dict[str, Any]:

@@ -131,8 +131,9 @@ def arm_files(evidence: bool) -> dict[str, dict[str, str]]:
     return {a: arms[a] for a in ARMS if a in arms}
 
 
-def render_observation(task_dir: str, arm: str = "as_built") -> str:
-    """What a model given ``arm`` sees, as text: the arm's goal, then its recording in compact form."""
+def render_observation(task_dir: str, arm: str = "as_built", compact: bool = True) -> str:
+    """What a model given ``arm`` sees, as text: the arm's goal, then its recording (compact form, or the
+    HAR file itself with ``compact=False``). The one prompt body every harness and environment uses."""
     import os
 
     from ..har import read_har, render_compact
@@ -153,4 +154,7 @@ def render_observation(task_dir: str, arm: str = "as_built") -> str:
         with open(os.path.join(task_dir, name), encoding="utf-8") as fh:
             fence = "python" if name.endswith(".py") else "text"
             parts.append(f"## {name}\n\n```{fence}\n{fh.read().rstrip()}\n```\n\n")
-    return "".join(parts) + f"## {recording}\n\n" + render_compact(read_har(os.path.join(task_dir, recording)))
+    if compact:
+        return "".join(parts) + f"## {recording}\n\n" + render_compact(read_har(os.path.join(task_dir, recording)))
+    with open(os.path.join(task_dir, recording), encoding="utf-8") as fh:
+        return "".join(parts) + f"## {recording}\n\n```json\n{fh.read().rstrip()}\n```\n"
