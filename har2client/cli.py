@@ -32,6 +32,7 @@ examples:
   har2client dataset build --out runs/dataset --secret-seed $SECRET --train 100
   har2client pull tierb_00_invoices --source runs/dataset
   har2client grade tierb_00_invoices client.py --source runs/dataset
+  har2client serve-env --port 8000
 """
 
 
@@ -158,6 +159,17 @@ def _parser() -> argparse.ArgumentParser:
     bl.add_argument("--source", default=None,
                     help="where a task id is pulled from: ORG/NAME or a dataset folder (default: $HAR2CLIENT_SOURCE)")
 
+    se = sub.add_parser("serve-env", help="serve the RL environments to remote trainers (OpenEnv, HTTP and WebSocket)",
+                        description="Serve TrafficToClientEnv and RepairEnv as an OpenEnv server: each WebSocket "
+                                    "session (/ws) is one environment, chosen by its reset's settings (case: build, "
+                                    "investigate or repair; split, curriculum, arm, source, probe_budget, compact, "
+                                    "tasks; seed). Every session grades on one shared pool. Needs the openenv extra.")
+    se.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
+    se.add_argument("--port", type=int, default=8000, help="port (default: %(default)s)")
+    se.add_argument("--workers", type=int, default=None, help="grading processes (default: one per core)")
+    se.add_argument("--max-sessions", type=int, default=64, help="concurrent sessions (default: %(default)s)")
+    se.add_argument("--isolation", choices=("auto", "full", "partial"), default="auto",
+                    help="the grading sandbox (default: %(default)s, full where the machine allows)")
     r = sub.add_parser("render", help="print a recording as compact text for a prompt",
                        description="Read a HAR file, check it, and print the compact text rendering models are "
                                    "shown. For a task (a directory or a task id), what a model given one arm "
@@ -372,6 +384,26 @@ def _cmd_episode(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_serve_env(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from .env.openenv_env import create_server
+    except ImportError as exc:
+        raise Har2ClientError(f"serving environments needs the openenv extra ({exc.name} is missing): "
+                              "pip install 'har2client[openenv]'") from None
+    from .env._grader import close_shared_pools
+
+    app = create_server(args.workers, args.max_sessions, args.isolation)
+    print(f"serving the environments at http://{args.host}:{args.port} (WebSocket /ws, up to {args.max_sessions} "
+          "sessions); Ctrl-C stops", file=sys.stderr, flush=True)
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    finally:
+        close_shared_pools()
+    return 0
+
+
 def _cmd_quickstart(args: argparse.Namespace) -> int:
     from .quickstart import quickstart
 
@@ -379,4 +411,4 @@ def _cmd_quickstart(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"dataset": _cmd_dataset, "publish": _cmd_publish, "pull": _cmd_pull, "build": _cmd_build, "grade": _cmd_grade, "grade-all": _cmd_grade_all, "baseline": _cmd_baseline, "render": _cmd_render, "episode": _cmd_episode,
-            "quickstart": _cmd_quickstart}
+            "serve-env": _cmd_serve_env, "quickstart": _cmd_quickstart}

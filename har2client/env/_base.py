@@ -162,7 +162,7 @@ class Har2ClientEnv:
         grade = self._grade(code)
         info = {"pass_rate": grade["pass_rate"], "passed": grade["passed"], "total": grade["total"],
                 "tests": grade["tests"], "isolation": grade["isolation"], "grading_seed": grade["grading_seed"],
-                "scoring_version": grade["scoring_version"], "error": grade["error"], "seconds": grade["seconds"]}
+                "scoring_version": grade["scoring_version"], "error": grade["error"]}
         info.update(self._finish(code, grade))
         reward = float(grade["pass_rate"])
         self._end(reward)

@@ -152,7 +152,15 @@ def _grade_job(job: Job, isolation: str) -> dict[str, Any]:
 
 def _start_worker(isolation: str, counter: Any, pin: bool, barrier: Any) -> None:
     """Set up one pool process: its own core when there are enough, and a running sandbox."""
-    from ._sandbox import shared_sandbox
+    import signal
+
+    from ._sandbox import _libc, shared_sandbox
+
+    # A pool process ends with the process that made it, even one killed outright (a server stopped with
+    # SIGKILL): it would otherwise live on, holding its sandbox and its parent's output pipes.
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() != _parent:
+        os._exit(1)  # the parent died before the line above took effect
 
     with counter.get_lock():
         index = counter.value
@@ -177,6 +185,10 @@ def _ready() -> int:
     return os.getpid()
 
 
+PR_SET_PDEATHSIG = 1
+_parent = os.getpid()  # refreshed by each pool before it forks
+
+
 class GradingPool:
     """Worker processes that each keep a warm sandbox: start once, grade many clients.
 
@@ -187,6 +199,8 @@ class GradingPool:
     def __init__(self, workers: int, isolation: str = "auto") -> None:
         self.workers = workers
         self.isolation = isolation
+        global _parent
+        _parent = os.getpid()
         ctx = get_context("fork")
         pin = workers <= len(os.sched_getaffinity(0))
         barrier = ctx.Barrier(workers)
