@@ -12,6 +12,7 @@ from ._lazy import lazy_exports
 if TYPE_CHECKING:
     from .agents import baseline_source, reference_source, replay_source
     from .api import ApiModel, Instance, create_app, load_model, model_from_document, serve
+    from .env import Har2ClientEnv, RepairEnv, TrafficToClientEnv
     from .grading import GradeResult, GradingPool, HiddenTest, Limits, Sandbox, TestResult, grade
     from .har import Recording, read_har, render_compact, write_har
     from .tasks import Task, load_task
@@ -21,8 +22,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ApiModel", "ClientFileError", "EnvError", "GradeResult", "GradingError", "GradingPool", "Har2ClientError", "HarError",
-    "HiddenTest", "Instance", "Limits", "Recording", "Sandbox", "SpecError", "Switches", "Task", "TaskError",
-    "TestResult", "__version__", "baseline_source", "build_tierb", "create_app", "grade", "load_task",
+    "Har2ClientEnv", "HiddenTest", "Instance", "Limits", "Recording", "RepairEnv", "Sandbox", "SpecError", "Switches", "Task", "TaskError",
+    "TestResult", "TrafficToClientEnv", "__version__", "baseline_source", "build_tierb", "create_app", "grade", "load_task",
     "load_model", "model_from_document", "read_har", "reference_source", "render_compact", "replay_source",
     "serve", "tierb_configs", "write_har",
 ]
@@ -32,6 +33,7 @@ __getattr__ = lazy_exports(__name__, {
     **dict.fromkeys(("ApiModel", "Instance", "create_app", "load_model", "model_from_document", "serve"), ".api"),
     **dict.fromkeys(("GradeResult", "GradingPool", "HiddenTest", "Limits", "Sandbox", "TestResult", "grade"),
                     ".grading"),
+    **dict.fromkeys(("Har2ClientEnv", "RepairEnv", "TrafficToClientEnv"), ".env"),
     **dict.fromkeys(("Recording", "read_har", "render_compact", "write_har"), ".har"),
     **dict.fromkeys(("Task", "load_task"), ".tasks"),
     **dict.fromkeys(("Switches", "build_tierb", "tierb_configs"), ".tierb"),

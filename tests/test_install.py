@@ -84,6 +84,15 @@ def test_the_bare_wheel_grades_and_names_the_extra_the_rest_needs(wheel, tmp_pat
     assert ds.returncode == 2 and "Traceback" not in ds.stderr
     assert ds.stderr.strip() == "har2client: error: dataset commands need the hub extra: pip install 'har2client[hub]'"
     assert not (work / "ds").exists()
+    serve = _run(bindir, "serve-env", "--port", "1", cwd=work)
+    assert serve.returncode == 2 and "Traceback" not in serve.stderr
+    assert "needs the openenv extra" in serve.stderr and "pip install 'har2client[openenv]'" in serve.stderr
+    # the environments themselves need no extra: the page's snippet runs on the bare wheel
+    snippet = ("from har2client.env.env import TrafficToClientEnv\n"
+               "env = TrafficToClientEnv(curriculum='L0', seed=0)\nenv.reset()\n"
+               "print(env.step({'type': 'submit', 'code': env.reference_code()})['reward'])\nenv.close()\n")
+    out = subprocess.run([str(bindir / "python"), "-c", snippet], capture_output=True, text=True, cwd=work, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "1.0", out.stderr[-2000:]
 
 
 def test_the_sdist_installs_and_runs_quickstart(built, tmp_path):
