@@ -170,6 +170,40 @@ def _parser() -> argparse.ArgumentParser:
     se.add_argument("--max-sessions", type=int, default=64, help="concurrent sessions (default: %(default)s)")
     se.add_argument("--isolation", choices=("auto", "full", "partial"), default="auto",
                     help="the grading sandbox (default: %(default)s, full where the machine allows)")
+    ru = sub.add_parser("run", help="run a model on tasks through an OpenAI-compatible API, grade every answer",
+                        description="Ask a model (any OpenAI-compatible endpoint: vLLM, the Hugging Face router, a "
+                                    "provider) for each task's client, grade it, and write OUT/run-R.jsonl (request, "
+                                    "response, code, grade, tokens, timings per task) and, for Case 2, "
+                                    "OUT/episodes/. A client is the answer's last fenced python block; none is a "
+                                    "missing submission (0). API errors after retries are kept as api_error lines and "
+                                    "excluded from scores. Needs the run extra (openai).")
+    ru.add_argument("--model", required=True)
+    ru.add_argument("--base-url", required=True, help="the API's base URL, e.g. http://127.0.0.1:8000/v1")
+    ru.add_argument("--api-key-env", default="OPENAI_API_KEY", help="variable holding the key (default: %(default)s)")
+    ru.add_argument("--tasks", default=None, help="a folder of task directories (default: $HAR2CLIENT_TASKS)")
+    ru.add_argument("--case", choices=("build", "investigate", "repair"), default="build")
+    ru.add_argument("--tier", choices=("B", "A"), default="B")
+    ru.add_argument("--arm", default=None, help="as_built, hint, placebo, evidence; repair: base, hint, placebo, notice")
+    ru.add_argument("--effort", choices=("low", "medium", "high", "none"), default="none",
+                    help="reasoning_effort on every call; none sends none (a model without levels)")
+    ru.add_argument("--probes", type=int, default=5, help="Case 2's probe budget (default: %(default)s)")
+    ru.add_argument("--runs", type=int, default=1, help="runs per task (default: %(default)s)")
+    ru.add_argument("--max-output-tokens", type=int, default=32768, help="per call (default: %(default)s)")
+    ru.add_argument("--max-tokens-field", choices=("max_tokens", "max_completion_tokens"), default="max_tokens")
+    ru.add_argument("--concurrency", type=int, default=4, help="episodes at a time (default: %(default)s)")
+    ru.add_argument("--limit", type=int, default=None, help="only the first N tasks")
+    ru.add_argument("--raw", action="store_true", help="show the recording as the HAR file, not compact text")
+    ru.add_argument("--out", required=True, help="the run's folder")
+    ru.add_argument("--resume", action="store_true", help="continue a run in --out: ask only for what is unfinished")
+    an = sub.add_parser("analyze", help="summarise runs: pass rates with bootstrap intervals, breakdowns, verdicts",
+                        description="Read run folders (har2client run --out) and write OUT/summary.json and "
+                                    "OUT/report.md: pass rate per setting and benchmark with a 95%% percentile "
+                                    "bootstrap interval over tasks, breakdowns, and the verdict of each hypothesis "
+                                    "in PREREG.md.")
+    an.add_argument("runs", nargs="+", help="run folders")
+    an.add_argument("--out", required=True)
+    an.add_argument("--prereg", default=None, help="the pre-registration (default: PREREG.md here, if any)")
+    an.add_argument("--resamples", type=int, default=10000)
     r = sub.add_parser("render", help="print a recording as compact text for a prompt",
                        description="Read a HAR file, check it, and print the compact text rendering models are "
                                    "shown. For a task (a directory or a task id), what a model given one arm "
@@ -404,6 +438,57 @@ def _cmd_serve_env(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_run(args: argparse.Namespace) -> int:
+    try:
+        import openai  # noqa: F401
+    except ImportError:
+        raise Har2ClientError("running a model needs the run extra: pip install 'har2client[run]'") from None
+    from .agents._runner import RunSettings, run
+
+    tasks = args.tasks or os.environ.get("HAR2CLIENT_TASKS")
+    if not tasks:
+        raise Har2ClientError("which tasks? pass --tasks DIR (a folder of task directories) or set HAR2CLIENT_TASKS")
+    settings = RunSettings(model=args.model, base_url=args.base_url, tasks=tasks, out=args.out, case=args.case,
+                           tier=args.tier, arm=args.arm, effort=args.effort, probes=args.probes, runs=args.runs,
+                           max_output_tokens=args.max_output_tokens, max_tokens_field=args.max_tokens_field,
+                           concurrency=args.concurrency, api_key_env=args.api_key_env, compact=not args.raw,
+                           limit=args.limit)
+    scores: list[float] = []
+    tty = sys.stderr.isatty()
+
+    failed: list[str] = []
+
+    def progress(done: int, total: int, row: dict) -> None:
+        if row["status"] != "api_error":
+            scores.append(row["pass_rate"])
+        else:
+            failed.append(row["task_id"])
+        mean = sum(scores) / len(scores) if scores else 0.0
+        bar = "#" * int(24 * done / max(total, 1))
+        line = (f"[{bar:<24}] {done}/{total} {row['task_id']} run {row['run']}: {row['status']} "
+                f"{'' if row['pass_rate'] is None else format(row['pass_rate'], '.3f')} | mean {mean:.3f}")
+        sys.stderr.write(("\r" + line + ("\n" if done == total else "")) if tty else line + "\n")
+        sys.stderr.flush()
+
+    rows = run(settings, resume=args.resume, progress=progress)
+    errors = len(failed)
+    print(f"{settings.label}: {len(rows)} finished episodes, mean pass rate "
+          f"{(sum(r['pass_rate'] for r in rows) / len(rows)) if rows else 0.0:.3f}"
+          f"{f'; {errors} API errors (run again with --resume to retry them)' if errors else ''}; raw files in {args.out}")
+    return 0
+
+
+def _cmd_analyze(args: argparse.Namespace) -> int:
+    from .analysis import analyze
+
+    prereg = args.prereg or ("PREREG.md" if os.path.isfile("PREREG.md") else None)
+    summary = analyze(args.runs, args.out, prereg=prereg, resamples=args.resamples)
+    for v in summary.get("verdicts", []):
+        print(f"{v['id']}\t{v['verdict']}\t{v['evidence']}")
+    print(f"wrote {os.path.join(args.out, 'summary.json')} and {os.path.join(args.out, 'report.md')}")
+    return 0
+
+
 def _cmd_quickstart(args: argparse.Namespace) -> int:
     from .quickstart import quickstart
 
@@ -411,4 +496,4 @@ def _cmd_quickstart(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"dataset": _cmd_dataset, "publish": _cmd_publish, "pull": _cmd_pull, "build": _cmd_build, "grade": _cmd_grade, "grade-all": _cmd_grade_all, "baseline": _cmd_baseline, "render": _cmd_render, "episode": _cmd_episode,
-            "serve-env": _cmd_serve_env, "quickstart": _cmd_quickstart}
+            "serve-env": _cmd_serve_env, "run": _cmd_run, "analyze": _cmd_analyze, "quickstart": _cmd_quickstart}

@@ -19,7 +19,13 @@ from ..tasks._task import Task
 from ._base import Har2ClientEnv
 from ._curricula import parse_curriculum
 from ._grader import Grader
-from ._sources import TestTasks, TrainTasks, build_tiera_episode, build_tierb_episode, tiera_levels
+from ._sources import (
+    TestTasks,
+    TrainTasks,
+    build_tiera_episode,
+    build_tierb_episode,
+    tiera_levels,
+)
 
 SOURCES = {"browser_har": "B", "proxy_har": "A"}   # the recording's kind is the tier's
 CASES = ("build", "investigate")

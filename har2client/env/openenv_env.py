@@ -19,8 +19,8 @@ from __future__ import annotations
 import traceback
 from typing import Any, Dict, Optional
 
-from openenv.core.env_client import EnvClient
 from openenv.core.client_types import StepResult
+from openenv.core.env_client import EnvClient
 from openenv.core.env_server.http_server import create_app
 from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import Action, Observation, State

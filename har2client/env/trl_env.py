@@ -29,14 +29,12 @@ from typing import Any, Callable
 from .._errors import EnvError
 from .._seeding import derive_seed
 from ..agents._extract import assistant_text, extract_client
+from ..agents._prompts import SYSTEM
 from ..repair._build import is_a_repair
 from ..tasks._arms import render_observation
 from ._curricula import parse_curriculum
 from ._grader import Grader
 from ._sources import build_repair_episode, build_tierb_episode, episode_seed
-
-SYSTEM = ("You write Python API clients from recorded HTTP traffic. Answer with the whole client.py in one "
-          "```python fenced block.")
 
 
 def build_train_tasks(out_dir: str, n: int, case: str = "build", curriculum: str = "all", seed: int = 0,

@@ -18,8 +18,9 @@ from typing import Any
 from .._errors import EnvError
 from .._seeding import derive_seed
 from ..agents._extract import assistant_text, extract_client
+from ..agents._prompts import SYSTEM
 from ._grader import Grader
-from .trl_env import SYSTEM, build_train_tasks, task_rows
+from .trl_env import build_train_tasks, task_rows
 
 try:
     import verifiers as vf
