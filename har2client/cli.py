@@ -204,6 +204,16 @@ def _parser() -> argparse.ArgumentParser:
     an.add_argument("--out", required=True)
     an.add_argument("--prereg", default=None, help="the pre-registration (default: PREREG.md here, if any)")
     an.add_argument("--resamples", type=int, default=10000)
+    sp = sub.add_parser("space", help="run the Space locally: leaderboard, explorer, episodes, submissions",
+                        description="Serve the HAR2Client Space (Gradio) on this machine; submissions are graded by a "
+                                    "worker process it starts. Needs the space extra.")
+    sp.add_argument("--results", default=None, help="analyze output: a summary.json or a folder of them")
+    sp.add_argument("--tasks", default=None, help="a folder of task directories (the explorer; what submissions are graded on)")
+    sp.add_argument("--episodes", default=None, help="a folder of episode JSONL files")
+    sp.add_argument("--db", default="space.sqlite", help="the submissions database (default: %(default)s)")
+    sp.add_argument("--port", type=int, default=7860)
+    sp.add_argument("--host", default="127.0.0.1")
+    sp.add_argument("--workers", type=int, default=1, help="grading processes (default: %(default)s)")
     r = sub.add_parser("render", help="print a recording as compact text for a prompt",
                        description="Read a HAR file, check it, and print the compact text rendering models are "
                                    "shown. For a task (a directory or a task id), what a model given one arm "
@@ -489,6 +499,17 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_space(args: argparse.Namespace) -> int:
+    try:
+        import gradio  # noqa: F401
+    except ImportError:
+        raise Har2ClientError("the Space needs the space extra: pip install 'har2client[space]'") from None
+    from .space import serve
+
+    serve(args.results, args.tasks, args.episodes, args.db, port=args.port, host=args.host, workers=args.workers)
+    return 0
+
+
 def _cmd_quickstart(args: argparse.Namespace) -> int:
     from .quickstart import quickstart
 
@@ -496,4 +517,4 @@ def _cmd_quickstart(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"dataset": _cmd_dataset, "publish": _cmd_publish, "pull": _cmd_pull, "build": _cmd_build, "grade": _cmd_grade, "grade-all": _cmd_grade_all, "baseline": _cmd_baseline, "render": _cmd_render, "episode": _cmd_episode,
-            "serve-env": _cmd_serve_env, "run": _cmd_run, "analyze": _cmd_analyze, "quickstart": _cmd_quickstart}
+            "serve-env": _cmd_serve_env, "run": _cmd_run, "analyze": _cmd_analyze, "space": _cmd_space, "quickstart": _cmd_quickstart}

@@ -1,0 +1,89 @@
+"""The Space's grading worker: its own process, a bounded pool of sandboxed graders, the queue in SQLite.
+
+    python -m har2client.space._worker --db space.sqlite --tasks TASKS [--workers N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import sys
+import time
+from concurrent.futures import FIRST_COMPLETED, wait
+from typing import Any
+
+from ..env._grader import grade_code
+from ..grading._batch import GradingPool
+from ._submissions import connect
+
+
+def _grade(task_path: str, code: str, seed: int) -> dict[str, Any]:
+    if not code.strip():
+        return {"pass_rate": 0.0, "error": "no client for this task (a missing submission scores 0)", "tests": []}
+    return grade_code(task_path, code, seed)
+
+
+def next_submission(conn: Any) -> int | None:
+    """A running submission first (one a restart interrupted), then the oldest pending one."""
+    row = conn.execute("SELECT id FROM submissions WHERE status IN ('running', 'pending') "
+                       "ORDER BY status = 'running' DESC, id LIMIT 1").fetchone()
+    return None if row is None else int(row[0])
+
+
+def work_one(conn: Any, pool: GradingPool, tasks: str, sid: int) -> None:
+    conn.execute("UPDATE submissions SET status = 'running', started = COALESCE(started, ?) WHERE id = ?",
+                 (time.time(), sid))
+    todo = conn.execute("SELECT p.task_id, p.code FROM predictions p LEFT JOIN results r "
+                        "ON r.submission_id = p.submission_id AND r.task_id = p.task_id "
+                        "WHERE p.submission_id = ? AND r.task_id IS NULL ORDER BY p.task_id", (sid,)).fetchall()
+    pending = {pool.submit(_grade, os.path.join(tasks, t), code, secrets.randbits(62)): t for t, code in todo}
+    while pending:
+        done, _ = wait(pending, return_when=FIRST_COMPLETED)
+        for f in done:
+            task_id = pending.pop(f)
+            grade = f.result()
+            # the key (submission, task) makes a second grade of one task impossible, even across restarts
+            conn.execute("INSERT OR IGNORE INTO results (submission_id, task_id, pass_rate, grade) VALUES (?, ?, ?, ?)",
+                         (sid, task_id, float(grade["pass_rate"]), json.dumps(grade)))
+    mean = conn.execute("SELECT AVG(pass_rate) FROM results WHERE submission_id = ?", (sid,)).fetchone()[0]
+    conn.execute("UPDATE submissions SET status = 'finished', finished = ?, mean_pass_rate = ? WHERE id = ?",
+                 (time.time(), mean, sid))
+
+
+def work(db: str, tasks: str, workers: int = 1, isolation: str = "auto", once: bool = False, poll: float = 0.3) -> None:
+    pool = GradingPool(workers, isolation)  # forks before this process starts any thread
+    conn = connect(db)
+    try:
+        while True:
+            sid = next_submission(conn)
+            if sid is None:
+                if once:
+                    return
+                time.sleep(poll)
+                continue
+            try:
+                work_one(conn, pool, tasks, sid)
+            except Exception as exc:  # noqa: BLE001 - the submission fails with its reason; the worker goes on
+                conn.execute("UPDATE submissions SET status = 'failed', error = ?, finished = ? WHERE id = ?",
+                             (f"{type(exc).__name__}: {exc}"[:500], time.time(), sid))
+    finally:
+        conn.close()
+        pool.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Grade the Space's queued submissions.")
+    ap.add_argument("--db", required=True)
+    ap.add_argument("--tasks", required=True)
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--isolation", default="auto")
+    ap.add_argument("--once", action="store_true", help="grade what is queued, then stop")
+    args = ap.parse_args(argv)
+    work(args.db, args.tasks, args.workers, args.isolation, args.once)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,291 @@
+"""The Space in a real browser: Playwright for Python driving Debian's chromium (no browser download
+works here), against ``har2client space`` running as its own process with a real grading worker."""
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SHOTS = os.environ.get("H2C_SCREENSHOTS")  # a folder to keep each tab's screenshot in, for people to look at
+
+pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian's chromium is not installed (.ci/run installs it)")
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from openai_standin import OpenAIStandIn  # noqa: E402
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    """Six Tier B tasks (with their published configurations), two Case 2 episodes, and the analysis of a
+    stand-in model's runs."""
+    from har2client.agents._runner import RunSettings, run
+    from har2client.analysis import analyze
+    from har2client.investigate import InvestigateEpisode, run_policy
+    from har2client.tierb import build_tierb
+
+    root = tmp_path_factory.mktemp("space")
+    tasks = root / "tasks"
+    build_tierb(str(tasks), 1, limit=6, configs_path=str(tasks / "configs.jsonl"))
+    (root / "episodes").mkdir()
+    for t in ("tierb_00_invoices", "tierb_02_tickets"):
+        ep = InvestigateEpisode(str(tasks / t), 5, "as_built", 1)
+        run_policy(ep, "probe-then-reference")
+        ep.write(str(root / "episodes" / f"{t}.jsonl"))
+
+    def answer(messages, body):
+        tid = re.search(r"# Task (\S+),", messages[-1]["content"]).group(1)
+        if body.get("reasoning_effort") == "low" and tid.endswith(("01_orders", "03_contacts")):
+            return "I cannot."
+        return "```python\n" + (tasks / tid / "hidden" / "reference_client.py").read_text() + "```"
+
+    os.environ["H2C_SPACE_KEY"] = "x"
+    runs = []
+    with OpenAIStandIn(answer) as api:
+        for effort in ("low", "high"):
+            for arm in ("as_built", "hint"):
+                out = root / "runs" / f"{effort}-{arm}"
+                run(RunSettings(model="standin", base_url=api.base_url, tasks=str(tasks), out=str(out), effort=effort,
+                                arm=arm, api_key_env="H2C_SPACE_KEY"))
+                runs.append(str(out))
+    analyze(runs, str(root / "results"), prereg=os.path.join(os.path.dirname(__file__), "..", "PREREG.md"), resamples=500)
+    return root
+
+
+@pytest.fixture(scope="module")
+def space(data):
+    port = free_port()
+    env = {**os.environ, "H2C_MAX_PER_DAY": "100", "GRADIO_ANALYTICS_ENABLED": "False"}
+    log = open(data / "space.log", "wb")
+    proc = subprocess.Popen([sys.executable, "-m", "har2client", "space", "--results", str(data / "results"),
+                             "--tasks", str(data / "tasks"), "--episodes", str(data / "episodes"),
+                             "--db", str(data / "space.sqlite"), "--port", str(port), "--workers", "2"],
+                            stdout=log, stderr=log, env=env, start_new_session=True)
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            urllib.request.urlopen(url, timeout=2).read()
+            break
+        except OSError:
+            assert proc.poll() is None and time.monotonic() < deadline, (data / "space.log").read_text()[-3000:]
+            time.sleep(0.2)
+    yield {"url": url, "db": str(data / "space.sqlite"), "tasks": data / "tasks"}
+    os.killpg(proc.pid, signal.SIGTERM)
+    proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, space):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(space["url"], wait_until="load")
+    page.wait_for_selector("#h2c-leaderboard", timeout=30_000)
+    yield page
+    page.close()
+
+
+def shot(page, name, tmp_path):
+    folder = SHOTS or str(tmp_path)
+    os.makedirs(folder, exist_ok=True)
+    page.screenshot(path=os.path.join(folder, f"space-{name}.png"), full_page=True)
+
+
+def test_leaderboard_sorts_and_shows_intervals_on_hover_and_focus(page, data, tmp_path):
+    summary = json.loads((data / "results" / "summary.json").read_text())
+    rows = lambda: [r.split("\t")[0] for r in page.locator("#h2c-leaderboard tbody tr").all_inner_texts()]  # noqa: E731
+    assert rows() == ["standin high", "standin low"]
+    header = page.locator("#h2c-leaderboard th button", has_text="Case 1 Tier B as_built")
+    header.click()   # descending first
+    assert rows() == ["standin high", "standin low"]
+    header.click()   # then ascending
+    assert rows() == ["standin low", "standin high"]
+    assert page.locator("#h2c-leaderboard th[aria-sort=ascending]").count() == 1
+    low = next(c for c in summary["cells"] if c["setting"] == "standin low" and c["benchmark"] == "Case 1 Tier B as_built")
+    cell = page.locator("#h2c-leaderboard tbody tr", has_text="standin low").locator("td.h2c-cell").first
+    tip = cell.locator(".h2c-ci")
+    assert not tip.is_visible()
+    cell.hover()
+    assert tip.is_visible() and f"95% CI {low['ci'][0]:.1f} to {low['ci'][1]:.1f}" in tip.inner_text()
+    page.mouse.move(0, 0)
+    page.keyboard.press("Tab")  # a cell takes keyboard focus and shows its interval
+    cell.focus()
+    assert tip.is_visible()
+    assert page.locator("#h2c-verdicts").inner_text().count("H1") >= 4
+    shot(page, "leaderboard", tmp_path)
+
+
+def test_explorer_filters_opens_a_task_and_shows_nothing_hidden(page, space, tmp_path):
+    page.get_by_role("tab", name="Explore").click()
+    page.locator("#h2c-switch input").click()
+    page.get_by_role("option", name="hidden_header").click()
+    configs = [json.loads(x) for x in (space["tasks"] / "configs.jsonl").read_text().splitlines()]
+    with_header = sorted(c["task_id"] for c in configs if c["switches"]["hidden_header"] != "off")
+    found = page.locator("#h2c-found")
+    page.wait_for_function(f"document.querySelector('#h2c-found').innerText.includes('tasks ({len(with_header)})')")
+    found.locator("input").click()
+    options = [o.replace("\u2713", "").strip() for o in found.get_by_role("option").all_inner_texts()]  # the chosen one has a check mark
+    assert sorted(options) == with_header
+    found.get_by_role("option", name=with_header[0]).click()
+    page.wait_for_function("document.querySelector('#h2c-requests textarea').value.length > 0")
+    requests = page.locator("#h2c-requests textarea").input_value()
+    assert re.search(r"^(GET|POST) https://", requests, re.M)
+    assert "Constructor" in page.locator("#h2c-goal").inner_text()  # the goal, rendered as markdown
+    page.locator("#h2c-shown-arm").get_by_text("hint", exact=True).click()
+    page.wait_for_function("document.querySelector('#h2c-note').innerText.includes('Note of the hint arm')")
+    shot(page, "explore", tmp_path)
+    # nothing hidden: not in the page, not in what the app's API answered
+    task = space["tasks"] / with_header[0]
+    grading = json.loads((task / "hidden" / "grading.json").read_text())
+    secrets = [t["name"] for t in json.loads((task / "hidden" / "tests.json").read_text())]
+    secrets.append((task / "hidden" / "reference_client.py").read_text().split("class Client", 1)[1][:300])
+    text = page.content()
+    for s in secrets:
+        assert s not in text
+    assert str(grading["task_seed"]) not in text
+
+
+def test_episode_viewer_steps_through_probes_to_the_grade(page, tmp_path):
+    page.get_by_role("tab", name="Episodes").click()
+    page.locator("#h2c-episode-list input").click()
+    page.get_by_role("option", name="tierb_00_invoices.jsonl").click()
+    page.wait_for_function("document.querySelector('#h2c-pos').innerText.includes('step 1 of')")
+    total = int(re.search(r"of (\d+)", page.locator("#h2c-pos").inner_text()).group(1))
+    saw_probe = False
+    for i in range(total - 1):
+        page.locator("#h2c-next").click()
+        page.wait_for_function(f"document.querySelector('#h2c-pos').innerText.includes('step {i + 2} of')")
+        if "tool http_request" in page.locator("#h2c-step-title").inner_text():
+            saw_probe = saw_probe or "status" in page.locator("#h2c-probe").inner_text()
+    assert saw_probe
+    assert "end: submitted" in page.locator("#h2c-step-title").inner_text()
+    assert "class Client" in page.locator("#h2c-code").inner_text()
+    assert "pass" in page.locator("#h2c-tests").inner_text()
+    page.locator("#h2c-prev").click()
+    page.wait_for_function(f"document.querySelector('#h2c-pos').innerText.includes('step {total - 1} of')")
+    shot(page, "episodes", tmp_path)
+
+
+def test_a_predictions_file_is_graded_to_the_right_score(page, space, tmp_path):
+    lines = [json.dumps({"task_id": t.name, "model": "reference",
+                         "code": (t / "hidden" / "reference_client.py").read_text()})
+             for t in sorted(space["tasks"].iterdir()) if t.is_dir()]
+    lines[-1] = json.dumps({"task_id": json.loads(lines[-1])["task_id"], "model": "reference", "code": "broken("})
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("\n".join(lines) + "\n")
+    page.get_by_role("tab", name="Submit").click()
+    page.locator("#h2c-model textarea, #h2c-model input").first.fill("browser-test")
+    page.locator("#h2c-upload input[type=file]").set_input_files(str(preds))
+    page.wait_for_timeout(500)
+    page.locator("#h2c-send").click()
+    page.wait_for_function("document.querySelector('#h2c-message').innerText.includes('Queued as submission')")
+    sid = re.search(r"submission (\d+)", page.locator("#h2c-message").inner_text()).group(1)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # the page polls the queue every second
+        text = page.locator("#h2c-queue").inner_text()
+        if re.search(r"browser-test\s+finished", text):
+            break
+        page.wait_for_timeout(500)
+    else:
+        raise AssertionError(f"not finished on the page: {page.locator('#h2c-queue').inner_text()[:1000]}")
+    assert re.search(r"browser-test\s+finished\s+6/6\s+0\.8333", text), text  # five of six tasks fully right
+    with sqlite3.connect(space["db"]) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM results WHERE submission_id = ?", (sid,)).fetchone()[0] == 6
+    shot(page, "submit", tmp_path)
+    page.get_by_role("tab", name="Charts").click()
+    page.wait_for_timeout(1000)
+    assert page.locator("#h2c-chart-effort").is_visible()
+    shot(page, "charts", tmp_path)
+
+
+def test_twenty_submissions_at_once_none_lost_none_twice_page_stays_fast(space, browser, tmp_path):
+    from gradio_client import Client, handle_file
+
+    preds = tmp_path / "one.jsonl"
+    t = sorted(p for p in space["tasks"].iterdir() if p.is_dir())[0]
+    preds.write_text(json.dumps({"task_id": t.name, "model": "load", "code": (t / "hidden" / "reference_client.py").read_text()}))
+    client = Client(space["url"], verbose=False)
+
+    def send(i):
+        return client.predict(f"load-{i}", handle_file(str(preds)), api_name="/do_submit")[0]
+
+    with ThreadPoolExecutor(20) as ex:
+        messages = list(ex.map(send, range(20)))
+    assert all("Queued as submission" in m for m in messages), messages
+    ids = {int(re.search(r"submission (\d+)", m).group(1)) for m in messages}
+    assert len(ids) == 20
+    page = browser.new_page()
+    t0 = time.monotonic()
+    page.goto(space["url"], wait_until="load")
+    page.wait_for_selector("#h2c-leaderboard")
+    assert time.monotonic() - t0 < 2.0  # while the worker grades 20 submissions
+    page.close()
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        with sqlite3.connect(space["db"]) as conn:
+            states = dict(conn.execute(f"SELECT id, status FROM submissions WHERE id IN ({','.join(map(str, ids))})"))
+        if all(s in ("finished", "failed") for s in states.values()):
+            break
+        time.sleep(0.5)
+    assert set(states.values()) == {"finished"}
+    with sqlite3.connect(space["db"]) as conn:
+        counts = conn.execute(f"SELECT COUNT(*), COUNT(DISTINCT submission_id || task_id) FROM results "
+                              f"WHERE submission_id IN ({','.join(map(str, ids))})").fetchone()
+    assert counts == (20 * 6, 20 * 6)  # every task of every submission, each once
+
+
+def test_a_worker_killed_mid_grade_resumes_from_the_database(data, tmp_path):
+    from har2client.space._submissions import submit
+
+    db = str(tmp_path / "q.sqlite")
+    tasks = data / "tasks"
+    ids = sorted(p.name for p in tasks.iterdir() if p.is_dir())
+    codes = {t: (tasks / t / "hidden" / "reference_client.py").read_text() for t in ids}
+    sid = submit(db, "u", "m", "f.jsonl", codes, ids)
+    worker = [sys.executable, "-m", "har2client.space._worker", "--db", db, "--tasks", str(tasks), "--workers", "1"]
+    proc = subprocess.Popen(worker, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        with sqlite3.connect(db) as conn:
+            n = conn.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+        if n >= 2:
+            break
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    with sqlite3.connect(db) as conn:
+        before = conn.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+        assert conn.execute("SELECT status FROM submissions WHERE id = ?", (sid,)).fetchone()[0] == "running"
+    assert before < len(ids)
+    subprocess.run(worker + ["--once"], check=True, timeout=300)
+    with sqlite3.connect(db) as conn:
+        status, mean = conn.execute("SELECT status, mean_pass_rate FROM submissions WHERE id = ?", (sid,)).fetchone()
+        rows = conn.execute("SELECT COUNT(*), COUNT(DISTINCT task_id) FROM results").fetchone()
+    assert (status, mean, rows) == ("finished", 1.0, (len(ids), len(ids)))
