@@ -289,3 +289,35 @@ def test_a_worker_killed_mid_grade_resumes_from_the_database(data, tmp_path):
         status, mean = conn.execute("SELECT status, mean_pass_rate FROM submissions WHERE id = ?", (sid,)).fetchone()
         rows = conn.execute("SELECT COUNT(*), COUNT(DISTINCT task_id) FROM results").fetchone()
     assert (status, mean, rows) == ("finished", 1.0, (len(ids), len(ids)))
+
+
+def test_submissions_are_mirrored_to_hub_datasets_when_a_token_is_set(data, tmp_path):
+    """Against the local Hub stand-in (tests/hub_standin.py: the Hub's HTTP API; the Hub is not reachable here)."""
+    from hub_standin import WRITE_TOKEN, HubStandIn
+
+    from har2client.space._submissions import submit
+
+    hub = HubStandIn(str(tmp_path / "hub"))
+    try:
+        db = str(tmp_path / "q.sqlite")
+        tasks = data / "tasks"
+        ids = sorted(p.name for p in tasks.iterdir() if p.is_dir())
+        sid = submit(db, "u", "mirrored", "f.jsonl", {ids[0]: (tasks / ids[0] / "hidden" / "reference_client.py").read_text()}, ids)
+        env = {**os.environ, "HF_ENDPOINT": hub.endpoint, "HF_HUB_DISABLE_XET": "1", "HF_HOME": str(tmp_path / "hf"),
+               "HF_TOKEN": WRITE_TOKEN, "H2C_REQUESTS_REPO": "org/h2c-requests", "H2C_RESULTS_REPO": "org/h2c-results"}
+        subprocess.run([sys.executable, "-m", "har2client.space._worker", "--db", db, "--tasks", str(tasks), "--once"],
+                       check=True, timeout=300, env=env)
+        # read back through the Hub protocol, in a process whose huggingface_hub sees the stand-in's endpoint
+        read = ("import json, sys\nfrom huggingface_hub import hf_hub_download\n"
+                "print(json.dumps([json.load(open(hf_hub_download(r, p, repo_type='dataset'))) for r, p in "
+                "[(sys.argv[1], sys.argv[2]), (sys.argv[3], sys.argv[4])]]))")
+        out = subprocess.run([sys.executable, "-c", read, "org/h2c-requests", f"requests/{sid}.json", "org/h2c-results",
+                              f"results/{sid}.json"], capture_output=True, text=True, timeout=120, env=env)
+        assert out.returncode == 0, out.stderr[-2000:]
+        req, res = json.loads(out.stdout)
+        assert req["status"] == "finished" and req["model"] == "mirrored"
+        assert res["results"]["tasks"][ids[0]] == 1.0 and res["results"]["mean_pass_rate"] == pytest.approx(1 / len(ids))
+        with sqlite3.connect(db) as conn:
+            assert conn.execute("SELECT hub_synced FROM submissions WHERE id = ?", (sid,)).fetchone()[0] == "finished"
+    finally:
+        hub.close()

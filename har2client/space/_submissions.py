@@ -45,6 +45,9 @@ def connect(db: str) -> sqlite3.Connection:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA busy_timeout=30000")
     conn.executescript(SCHEMA)
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(submissions)")}
+    if "hub_synced" not in columns:  # the Hub mirror's bookkeeping (a database from before it gains the column)
+        conn.execute("ALTER TABLE submissions ADD COLUMN hub_synced TEXT")
     conn.row_factory = sqlite3.Row
     return conn
 
