@@ -321,3 +321,47 @@ def test_submissions_are_mirrored_to_hub_datasets_when_a_token_is_set(data, tmp_
             assert conn.execute("SELECT hub_synced FROM submissions WHERE id = ?", (sid,)).fetchone()[0] == "finished"
     finally:
         hub.close()
+
+
+def test_the_explorers_api_answers_hold_nothing_hidden(space):
+    from gradio_client import Client
+
+    client = Client(space["url"], verbose=False)
+    for task in sorted(p for p in space["tasks"].iterdir() if p.is_dir()):
+        secrets = [t["name"] for t in json.loads((task / "hidden" / "tests.json").read_text())]
+        secrets.append((task / "hidden" / "reference_client.py").read_text().split("class Client", 1)[1][:300])
+        answer = json.dumps(client.predict(task.name, api_name="/open_task"))
+        assert task.name in answer and "Constructor" in answer and all(s not in answer for s in secrets)
+
+
+def test_uploads_and_limits_are_checked_before_anything_is_queued(tmp_path, monkeypatch):
+    import io
+    import zipfile
+
+    from har2client import Har2ClientError
+    from har2client.space import _submissions as sub
+    from har2client.space._leaderboard import leaderboard_html
+
+    assert 'id="h2c-empty"' in leaderboard_html([])  # no results yet: the board says how to make some
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("clients/t1.py", "class Client: pass\n")
+        z.writestr("clients/t2/client.py", "class Client: pass\n")
+    assert sub.parse_upload("c.zip", buf.getvalue(), {"t1", "t2"}) == (None, {"t1": "class Client: pass\n",
+                                                                           "t2": "class Client: pass\n"})
+    for name, data, says in [("big.jsonl", b"x" * (sub.MAX_UPLOAD_BYTES + 1), "larger than 5 MB"),
+                             ("p.jsonl", b"{not json\n", "line 1 is not JSON"),
+                             ("p.jsonl", b'{"task_id": "zz", "code": "x"}\n', "no such tasks here: zz"),
+                             ("c.zip", b"PK not really", "not a zip file"), ("p.jsonl", b"\n", "holds no clients")]:
+        with pytest.raises(Har2ClientError, match=says):
+            sub.parse_upload(name, data, {"t1", "t2"})
+    monkeypatch.setattr(sub, "MAX_PER_USER_PER_DAY", 2)
+    db = str(tmp_path / "q.sqlite")
+    now = time.time()
+    sub.submit(db, "ann", "m", "f", {}, ["t1"], now=now - 90000)  # more than a day ago: does not count
+    sub.submit(db, "ann", "m", "f", {}, ["t1"], now=now)
+    sub.submit(db, "ann", "m", "f", {}, ["t1"], now=now)
+    with pytest.raises(Har2ClientError, match="limit is 2"):
+        sub.submit(db, "ann", "m", "f", {}, ["t1"], now=now)
+    sub.submit(db, "bob", "m", "f", {}, ["t1"], now=now)
+    assert [r[3] for r in sub.status_rows(db)] == ["pending"] * 4

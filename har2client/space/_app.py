@@ -79,7 +79,7 @@ def build_app(results: str | None = None, tasks: str | None = None, episodes: st
             for control in (search, tier, case, arm, switch):  # a filter shows its first match at once
                 control.change(refilter, [search, tier, case, arm, switch], found).then(
                     lambda t: show(t, None), found, views)
-            found.input(lambda t: show(t, None), found, views)
+            found.input(lambda t: show(t, None), found, views, api_name="open_task")
             shown_arm.input(show, [found, shown_arm], views)
 
         with gr.Tab("Episodes", id="episodes"):
