@@ -20,6 +20,7 @@ from typing import Callable
 from .._errors import EnvError, Har2ClientError
 from .._seeding import derive_seed, rng
 from ..grading._sandbox import scratch_prefix
+from ..tasks._task import task_metas
 
 # Train seeds are public; keeping them under 10**9 keeps the task ids they appear in short.
 SEED_SPACE = 10**9
@@ -163,8 +164,7 @@ def _meta(task_dir: str) -> dict[str, object]:
 def dataset_task_dirs(tasks: str) -> list[str]:
     """Every task directory of ``tasks``: a folder of task directories, a dataset folder, or a Hub id."""
     if os.path.isdir(tasks) and not os.path.isdir(os.path.join(tasks, "data")):
-        found = sorted(os.path.join(tasks, d) for d in os.listdir(tasks)
-                       if os.path.isfile(os.path.join(tasks, d, "task.json")))
+        found = [path for path, _ in task_metas(tasks)]
         if not found:
             raise Har2ClientError(f"{tasks}: holds no task directories (no */task.json)")
         return found

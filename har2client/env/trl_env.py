@@ -32,6 +32,7 @@ from ..agents._extract import assistant_text, extract_client
 from ..agents._prompts import SYSTEM
 from ..repair._build import is_a_repair
 from ..tasks._arms import render_observation
+from ..tasks._task import task_metas
 from ._curricula import parse_curriculum
 from ._grader import Grader
 from ._sources import build_repair_episode, build_tierb_episode, episode_seed
@@ -72,12 +73,7 @@ def build_train_tasks(out_dir: str, n: int, case: str = "build", curriculum: str
 def task_rows(tasks: str, arm: str | None = None, compact: bool = True, system: str | None = SYSTEM) -> list[dict[str, Any]]:
     """One row per task directory in ``tasks``: ``prompt`` (system and user messages), ``task_id``, ``case``."""
     rows = []
-    for name in sorted(os.listdir(tasks)):
-        path = os.path.join(tasks, name)
-        if not os.path.isfile(os.path.join(path, "task.json")):
-            continue
-        with open(os.path.join(path, "task.json"), encoding="utf-8") as fh:
-            meta = json.load(fh)
+    for path, meta in task_metas(tasks):
         a = arm or ("base" if meta.get("case") == "repair" else "as_built")
         messages = ([{"role": "system", "content": system}] if system else []) + \
             [{"role": "user", "content": render_observation(path, a, compact)}]

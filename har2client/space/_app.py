@@ -14,7 +14,14 @@ from typing import Any
 from .._errors import Har2ClientError
 from ._episodes import read_episode_file, steps
 from ._explorer import TaskIndex
-from ._leaderboard import CSS, SORT_JS, chart_rows, leaderboard_html, read_summaries, verdict_rows
+from ._leaderboard import (
+    CSS,
+    SORT_JS,
+    chart_rows,
+    leaderboard_html,
+    read_summaries,
+    verdict_rows,
+)
 from ._submissions import connect, parse_upload, status_rows, submit
 
 ANY = "any"

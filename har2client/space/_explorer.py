@@ -15,7 +15,7 @@ from typing import Any
 
 from ..har import read_har, render_compact
 from ..tasks._arms import NOTE
-from ..tasks._task import arms_of, visible_files
+from ..tasks._task import arms_of, task_metas, visible_files
 
 EXCERPT_CHARS = 1500
 
@@ -41,12 +41,7 @@ class TaskIndex:
             return
         switches = self._published_switches(tasks)
         self.public_switches = bool(switches)
-        for name in sorted(os.listdir(tasks)):
-            path = os.path.join(tasks, name)
-            if not os.path.isfile(os.path.join(path, "task.json")):
-                continue
-            with open(os.path.join(path, "task.json"), encoding="utf-8") as fh:
-                meta = json.load(fh)
+        for path, meta in task_metas(tasks):
             tid = meta["task_id"]
             self.cards[tid] = TaskCard(tid, path, str(meta.get("tier", "")), str(meta.get("case", "build")),
                                        str(meta.get("domain", "")), list(arms_of(path)), switches.get(tid, {}))

@@ -129,6 +129,16 @@ def load_task(path: str | os.PathLike[str]) -> Task:
     return task
 
 
+def task_metas(folder: str) -> list[tuple[str, dict[str, Any]]]:
+    """(path, task.json) of every task directory in ``folder``, by name; [] for a folder that holds none."""
+    out = []
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if os.path.isfile(os.path.join(path, "task.json")):
+            out.append((path, _read_json(os.path.join(path, "task.json"))))
+    return out
+
+
 def write_json(path: str, data: Any) -> None:
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(data, fh, indent=2, sort_keys=True, ensure_ascii=False)
