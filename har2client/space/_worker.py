@@ -20,10 +20,10 @@ from ._hubsink import HubSink
 from ._submissions import connect
 
 
-def _grade(task_path: str, code: str, seed: int) -> dict[str, Any]:
+def _grade(task_path: str, code: str, seed: int, isolation: str) -> dict[str, Any]:
     if not code.strip():
         return {"pass_rate": 0.0, "error": "no client for this task (a missing submission scores 0)", "tests": []}
-    return grade_code(task_path, code, seed)
+    return grade_code(task_path, code, seed, isolation)
 
 
 def next_submission(conn: Any) -> int | None:
@@ -39,7 +39,8 @@ def work_one(conn: Any, pool: GradingPool, tasks: str, sid: int) -> None:
     todo = conn.execute("SELECT p.task_id, p.code FROM predictions p LEFT JOIN results r "
                         "ON r.submission_id = p.submission_id AND r.task_id = p.task_id "
                         "WHERE p.submission_id = ? AND r.task_id IS NULL ORDER BY p.task_id", (sid,)).fetchall()
-    pending = {pool.submit(_grade, os.path.join(tasks, t), code, secrets.randbits(62)): t for t, code in todo}
+    pending = {pool.submit(_grade, os.path.join(tasks, t), code, secrets.randbits(62), pool.isolation): t
+               for t, code in todo}
     while pending:
         done, _ = wait(pending, return_when=FIRST_COMPLETED)
         for f in done:
