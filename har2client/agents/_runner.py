@@ -26,6 +26,7 @@ from typing import Any, Callable
 from .._errors import Har2ClientError
 from .._seeding import derive_seed
 from ..grading._batch import append_line, read_results
+from ..grading._code import grade_code
 from ..grading._result import SCORING_VERSION
 from ..tasks._task import Task, arms_of, load_task
 from ._extract import extract_client
@@ -170,12 +171,6 @@ def tokens(responses: list[dict[str, Any]]) -> dict[str, int]:
 
 # -- episodes ---------------------------------------------------------------------------------
 
-def _grade(task: Task, code: str, seed: int) -> dict[str, Any]:
-    from ..env._grader import grade_code
-
-    return grade_code(task.path, code, seed)
-
-
 def _single(s: RunSettings, api: ModelClient, task: Task, run: int) -> dict[str, Any]:
     messages = task_messages(task.path, s.case, s.arm_name, s.compact)
     seed = derive_seed(s.seed, task.task_id, run, "grading") % (1 << 62)
@@ -189,13 +184,13 @@ def _single(s: RunSettings, api: ModelClient, task: Task, run: int) -> dict[str,
         row.update(status="missing", pass_rate=0.0, grade=None)
         return row
     t = time.monotonic()
-    grade = _grade(task, code, seed)
+    grade = grade_code(task.path, code, seed)
     row.update(status="ok", pass_rate=grade["pass_rate"], grade=grade)
     if s.case == "repair":
         from ..repair._score import regression_between
 
         with open(os.path.join(task.path, "client_v1.py"), encoding="utf-8") as fh:
-            v1 = _grade(task, fh.read(), seed)
+            v1 = grade_code(task.path, fh.read(), seed)
         row["repair"] = regression_between(task.grading, v1, grade)
     row["seconds"]["grade"] = round(time.monotonic() - t, 3)
     return row
@@ -205,7 +200,7 @@ def _investigate(s: RunSettings, api: ModelClient, task: Task, run: int) -> dict
     from ..investigate._episode import InvestigateEpisode
 
     episode = InvestigateEpisode(task, s.probes, s.arm_name, derive_seed(s.seed, task.task_id, run, "episode") % (1 << 62),
-                                 policy=s.model, grade_fn=lambda path, code, seed: _grade(load_task(path), code, seed))
+                                 policy=s.model, grade_fn=grade_code)
     messages = task_messages(task.path, "investigate", s.arm_name, s.compact, episode.practice_section())
     for m in messages:
         episode.message(m["role"], m["content"])

@@ -51,8 +51,7 @@ def read_prereg(path: str) -> list[dict[str, Any]]:
 def _cell_values(cells: list[Cell], model: str, where: dict[str, Any], metric: str) -> dict[str, float] | None:
     found = [c for c in cells if c.setting["model"] == model
              and all(c.setting.get(k) == where[k] for k in ("effort",) if k in where)
-             and all(c.benchmark.get(k) == where.get(k, d) for k, d in (("case", "build"), ("tier", "B"))
-                     if k in where or d is not None)
+             and all(c.benchmark.get(k) == where.get(k, d) for k, d in (("case", "build"), ("tier", "B")))
              and all(c.benchmark.get(k) == where[k] for k in ("arm", "probes") if k in where)]
     if not found:
         return None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Callable
 
 from .._errors import EnvError
 from .._seeding import derive_seed
@@ -12,7 +12,7 @@ from ..grading._result import SCORING_VERSION
 from ..tasks._task import Task, arms_of, load_task
 from ._curricula import Curriculum
 from ._grader import Grader
-from ._sources import episode_seed
+from ._sources import TestTasks, episode_seed
 
 SPLITS = ("train", "test")
 MAX_REDRAWS = 50
@@ -83,14 +83,26 @@ class Har2ClientEnv:
     # -- what a subclass provides ---------------------------------------------------------
 
     def _draw(self, seed: int, stages: list[int], attempt: int) -> str:
-        raise NotImplementedError
+        return self._tasks.draw(seed, stages)
 
     def _begin(self, task: Task) -> bool:
         """Per-episode set-up; False to draw another task (the train split's check of a repair)."""
         return True
 
     def _observe(self, task: Task) -> dict[str, Any]:
-        raise NotImplementedError
+        """What every environment shows; ``_extend`` adds a case's own parts."""
+        from ..tasks._arms import observation_parts
+
+        parts = observation_parts(task.path, self.arm, self.compact)
+        obs = {"task_id": task.task_id, "case": self.case, "arm": self.arm, "goal": parts["goal"],
+               "observation": parts["recording"], "observation_format": "compact" if self.compact else "har",
+               "source": self.source, "probe_budget": 0, "probes_left": 0, "practice": None, "tools": [],
+               "prompt": parts["text"]}
+        self._extend(task, obs, parts)
+        return obs
+
+    def _extend(self, task: Task, obs: dict[str, Any], parts: dict[str, Any]) -> None:
+        """Add to (or change) the observation ``obs``, made from the arm's ``parts``."""
 
     def _probe(self, request: Any) -> tuple[dict[str, Any], str | None]:
         return {}, "this episode has no probe budget: the only action is submit"
@@ -138,14 +150,14 @@ class Har2ClientEnv:
         if self._done:
             raise EnvError("the episode has ended (a submit ends it): call reset() for the next one")
         self._steps += 1
-        kind = action.get("type") if isinstance(action, dict) else None
         if not isinstance(action, dict):
             return self._bad(f"an action is a dict such as {{'type': 'submit', 'code': '...'}}, not {type(action).__name__}")
+        kind = action.get("type")
         if kind == "probe":
             observation, error = self._probe(action.get("request"))
             return self._out(observation, 0.0, False, {"error": error})
         if kind != "submit":
-            types = "'submit' or 'probe'" if self._probes()[1] or self._probes()[0] else "'submit'"
+            types = "'submit' or 'probe'" if any(self._probes()) else "'submit'"
             return self._bad(f"unknown action type {kind!r}: use {types}")
         code = action.get("code")
         if not isinstance(code, str):
@@ -209,7 +221,7 @@ class Har2ClientEnv:
 
     def _grade(self, code: str) -> dict[str, Any]:
         assert self._task is not None
-        return self.grader.submit(self._task.path, code, self.grading_seed).result()
+        return self.grader.grade(self._task.path, code, self.grading_seed)
 
     def _end(self, reward: float) -> None:
         self._done, self._last_reward = True, reward
@@ -225,20 +237,25 @@ class Har2ClientEnv:
                 "info": {"task_id": self._task.task_id, "episode": self._episodes - 1, "probes_used": used,
                          "probes_left": left, "error": None, **info}}
 
+    def _dataset_tasks(self, tasks: str | None, accept: Callable[[dict[str, Any]], bool], what: str) -> TestTasks:
+        """The test split: the dataset's tasks that ``accept`` takes, from ``tasks`` or $HAR2CLIENT_SOURCE."""
+        tasks = tasks or os.environ.get("HAR2CLIENT_SOURCE")
+        if not tasks:
+            raise EnvError("the test split reads the dataset's tasks: pass tasks= (a folder of tasks, a dataset "
+                           "folder or ORG/NAME) or set HAR2CLIENT_SOURCE")
+        return TestTasks(tasks, accept, what, self.seed)
+
+    def _fit_curriculum(self, available: set[int], needs: str, has: str, unit: Callable[[int], str] = str) -> None:
+        """Refuse a curriculum whose stages have no tasks (closing what was built); ``all`` starts at the lowest."""
+        c = self.curriculum
+        missing = [s for s in range(c.low, c.high + 1) if s not in available]
+        if missing and (not c.any_stage or not available & set(c.stages())):
+            self.close()
+            raise EnvError(f"curriculum {c.name!r} needs {needs} {', '.join(map(unit, missing))}, and {has} "
+                           f"{', '.join(map(unit, sorted(available))) or 'none'}")
+        if c.any_stage:
+            c.low = min(available)
+
     def _check_open(self) -> None:
         if self._closed:
             raise EnvError("this environment is closed")
-
-    def _read(self, name: str) -> str:
-        assert self._task is not None
-        with open(os.path.join(self._task.path, name), encoding="utf-8") as fh:
-            return fh.read()
-
-    def _recording_text(self, task: Task, name: str) -> str:
-        from ..har import read_har, render_compact
-
-        path = os.path.join(task.path, name)
-        if self.compact:
-            return render_compact(read_har(path))
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()

@@ -1,53 +1,14 @@
-"""How environments grade: in this thread's sandbox, or on one warm grading pool many environments share.
-
-A submission is source text, not a file: it is written into the grading process's own scratch
-directory and graded there, so nothing of one episode's code is visible to another's.
-"""
+"""How environments grade: in this thread's sandbox, or on one warm grading pool many environments share."""
 
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 import threading
 from concurrent.futures import Future
 from typing import Any
 
 from ..grading._batch import GradingPool
-from ..grading._sandbox import scratch_prefix
-
-_scratch: str | None = None
-
-
-def _scratch_dir() -> str:
-    global _scratch
-    if _scratch is None or not os.path.isdir(_scratch):
-        _scratch = tempfile.mkdtemp(prefix=scratch_prefix("env-grade"))
-    return _scratch
-
-
-def grade_code(task_path: str, code: str, seed: int, isolation: str = "auto") -> dict[str, Any]:
-    """Grade ``code`` (a whole client.py) on ``task_path``'s grading instance of ``seed``, as a dict."""
-    from ..grading import grade
-
-    work = tempfile.mkdtemp(dir=_scratch_dir())
-    try:
-        path = os.path.join(work, "client.py")
-        with open(path, "w", encoding="utf-8", errors="surrogatepass") as fh:
-            fh.write(code)
-        result = grade(task_path, path, seed=seed, isolation=isolation).to_dict()
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    # The scratch path differs per grade and says nothing: messages name the submission client.py, so the
-    # same code on the same instance gives the same result, word for word.
-    result["client"] = "client.py"
-    if result["error"]:
-        result["error"] = result["error"].replace(path, "client.py")
-    for t in result["tests"]:
-        if t["error"]:
-            t["error"] = t["error"].replace(path, "client.py")
-    return result
-
+from ..grading._code import grade_code
 
 class Grader:
     """Grades submissions for environments: inline (this thread) or on a shared :class:`GradingPool`.
@@ -69,6 +30,10 @@ class Grader:
         except BaseException as exc:  # handed to whoever collects the grade
             done.set_exception(exc)
         return done
+
+    def grade(self, task_path: str, code: str, seed: int) -> dict[str, Any]:
+        """Grade and wait: the ``grade_fn`` an investigate episode takes."""
+        return self.submit(task_path, code, seed).result()
 
 
 _shared: dict[tuple[int, str], GradingPool] = {}

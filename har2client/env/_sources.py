@@ -79,8 +79,7 @@ def build_repair_episode(scratch: str, seed: int, changes: list[int], attempt: i
 
     r = rng(seed, "env-repair", attempt)
     count = r.choice(changes)
-    families = [c for c in tierb_configs(seed, id_prefix=f"s{seed}_")]
-    family = r.choice(families)
+    family = r.choice(tierb_configs(seed, id_prefix=f"s{seed}_"))
     kinds = applicable(family.document(), family.seed)
     if len(kinds) < count:
         from ..repair._changes import NotApplicable

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 from typing import Any
 
 from .._errors import EnvError
@@ -19,13 +18,7 @@ from ..tasks._task import Task
 from ._base import Har2ClientEnv
 from ._curricula import parse_curriculum
 from ._grader import Grader
-from ._sources import (
-    TestTasks,
-    TrainTasks,
-    build_tiera_episode,
-    build_tierb_episode,
-    tiera_levels,
-)
+from ._sources import TrainTasks, build_tiera_episode, build_tierb_episode, tiera_levels
 
 SOURCES = {"browser_har": "B", "proxy_har": "A"}   # the recording's kind is the tier's
 CASES = ("build", "investigate")
@@ -69,29 +62,16 @@ class TrafficToClientEnv(Har2ClientEnv):
         self._episode: Any = None
         if split == "train":
             build = build_tierb_episode if source == "browser_har" else build_tiera_episode
-            self._tasks = TrainTasks(functools.partial(_build, build, case, self.arm))
+            self._tasks = TrainTasks(functools.partial(build, case=case, arm=self.arm))
             available = set(range(7)) if source == "browser_har" else set(tiera_levels())
             if self.arm == "evidence":
                 available.discard(0)  # a level-0 API hides no header, so it has no evidence arm
         else:
-            tasks = tasks or os.environ.get("HAR2CLIENT_SOURCE")
-            if not tasks:
-                raise EnvError("the test split reads the dataset's tasks: pass tasks= (a folder of tasks, a dataset "
-                               "folder or ORG/NAME) or set HAR2CLIENT_SOURCE")
             tier = SOURCES[source]
-            self._tasks = TestTasks(tasks, lambda m: m.get("case", "build") == case and m.get("tier") == tier,
-                                    f"{case} Tier {tier}", seed)
+            self._tasks = self._dataset_tasks(tasks, lambda m: m.get("case", "build") == case and m.get("tier") == tier,
+                                              f"{case} Tier {tier}")
             available = set(self._tasks.by_stage)
-        missing = [s for s in range(self.curriculum.low, self.curriculum.high + 1) if s not in available]
-        if missing and (not self.curriculum.any_stage or not available & set(self.curriculum.stages())):
-            self.close()
-            raise EnvError(f"curriculum {curriculum!r} needs tasks of level {', '.join(map(str, missing))}, and "
-                           f"{source} {split} has levels {', '.join(map(str, sorted(available))) or 'none'}")
-        if self.curriculum.any_stage:
-            self.curriculum.low = min(available)
-
-    def _draw(self, seed: int, stages: list[int], attempt: int) -> str:
-        return self._tasks.draw(seed, stages)
+        self._fit_curriculum(available, "tasks of level", f"{source} {split} has levels")
 
     def _begin(self, task: Task) -> bool:
         self._episode = None
@@ -99,30 +79,19 @@ class TrafficToClientEnv(Har2ClientEnv):
             from ..investigate._episode import InvestigateEpisode
 
             self._episode = InvestigateEpisode(task, self.probe_budget, self.arm, self._episode_seed,
-                                               policy="env", grade_fn=self._grade_for_episode)
+                                               policy="env", grade_fn=self.grader.grade)
         return True
 
-    def _grade_for_episode(self, task_path: str, code: str, seed: int) -> dict[str, Any]:
-        return self.grader.submit(task_path, code, seed).result()
-
-    def _observe(self, task: Task) -> dict[str, Any]:
+    def _extend(self, task: Task, obs: dict[str, Any], parts: dict[str, Any]) -> None:
         from ..investigate._tools import tools_for
-        from ..tasks._arms import render_observation
-        from ..tasks._task import arms_of
 
-        files = arms_of(task.path)[self.arm]
-        prompt = render_observation(task.path, self.arm, self.compact)
-        goal = self._read(files["goal"])
-        practice = None
+        obs.update(probe_budget=self.probe_budget, probes_left=self.probe_budget)
+        if self.case == "investigate":
+            obs["tools"] = tools_for(self.probe_budget)
         if self._episode is not None and self.probe_budget:
             section = self._episode.practice_section()
-            goal, prompt = f"{goal.rstrip()}\n\n{section}", f"{prompt.rstrip()}\n\n{section}"
-            practice = {"base_url": self._episode.base_url, "credentials": dict(self._episode.credentials)}
-        return {"task_id": task.task_id, "case": self.case, "arm": self.arm, "goal": goal,
-                "observation": self._recording_text(task, files["recording"]),
-                "observation_format": "compact" if self.compact else "har", "source": self.source,
-                "probe_budget": self.probe_budget, "probes_left": self.probe_budget, "practice": practice,
-                "tools": tools_for(self.probe_budget) if self.case == "investigate" else [], "prompt": prompt}
+            obs["goal"], obs["prompt"] = f"{obs['goal'].rstrip()}\n\n{section}", f"{obs['prompt'].rstrip()}\n\n{section}"
+            obs["practice"] = {"base_url": self._episode.base_url, "credentials": dict(self._episode.credentials)}
 
     def _grade(self, code: str) -> dict[str, Any]:
         if self._episode is None:
@@ -165,6 +134,3 @@ class TrafficToClientEnv(Har2ClientEnv):
         """Case 2: the episode's lines (the same record as ``har2client episode`` writes); else empty."""
         return list(self._episode.lines) if self._episode is not None else []
 
-
-def _build(build: Any, case: str, arm: str, scratch: str, seed: int, stages: list[int]) -> str:
-    return build(scratch, seed, stages, case, arm)

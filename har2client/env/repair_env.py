@@ -11,7 +11,6 @@ the tests client_v1 passes on the episode's grading instance that the submission
 
 from __future__ import annotations
 
-import functools
 import os
 from concurrent.futures import Future
 from typing import Any
@@ -23,7 +22,7 @@ from ..tasks._task import Task
 from ._base import Har2ClientEnv
 from ._curricula import parse_curriculum
 from ._grader import Grader
-from ._sources import TestTasks, TrainTasks, build_repair_episode
+from ._sources import TrainTasks, build_repair_episode
 
 ARMS = ("base", "hint", "placebo", "notice")
 
@@ -51,25 +50,11 @@ class RepairEnv(Har2ClientEnv):
                          seed=seed, arm=arm, compact=compact, grader=grader)
         self._v1: Future[dict[str, Any]] | None = None
         if split == "train":
-            self._tasks = TrainTasks(functools.partial(_build_release))
+            self._tasks = TrainTasks(_build_release)
         else:
-            tasks = tasks or os.environ.get("HAR2CLIENT_SOURCE")
-            if not tasks:
-                raise EnvError("the test split reads the dataset's tasks: pass tasks= (a folder of tasks, a dataset "
-                               "folder or ORG/NAME) or set HAR2CLIENT_SOURCE")
-            self._tasks = TestTasks(tasks, lambda m: m.get("case") == "repair", "repair", seed)
-            have = set(self._tasks.by_stage)
-            want = set(range(self.curriculum.low, self.curriculum.high + 1))
-            if not (have & want) or (not self.curriculum.any_stage and not want <= have):
-                self.close()
-                raise EnvError(f"curriculum {curriculum!r} needs releases of "
-                               f"{', '.join(str(s + 1) for s in sorted(want - have))} changes; the split has "
-                               f"{', '.join(str(s + 1) for s in sorted(have))}")
-            if self.curriculum.any_stage:
-                self.curriculum.low = min(have)
-
-    def _draw(self, seed: int, stages: list[int], attempt: int) -> str:
-        return self._tasks.draw(seed, stages)
+            self._tasks = self._dataset_tasks(tasks, lambda m: m.get("case") == "repair", "repair")
+            self._fit_curriculum(set(self._tasks.by_stage), "releases of", "the split has",
+                                 lambda s: f"{s + 1} changes")
 
     def _begin(self, task: Task) -> bool:
         with open(os.path.join(task.path, "client_v1.py"), encoding="utf-8") as fh:
@@ -79,17 +64,11 @@ class RepairEnv(Har2ClientEnv):
             return 0.0 < self._v1.result()["pass_rate"] < 1.0
         return True
 
-    def _observe(self, task: Task) -> dict[str, Any]:
-        from ..tasks._arms import render_observation
+    def _extend(self, task: Task, obs: dict[str, Any], parts: dict[str, Any]) -> None:
         from ..tasks._task import arms_of
 
         files = arms_of(task.path)[self.arm]
-        return {"task_id": task.task_id, "case": self.case, "arm": self.arm, "goal": self._read(files["goal"]),
-                "client_v1": self._read(files["client_v1"]), "failure": self._read(files["failure"]),
-                "observation": self._recording_text(task, files["recording"]),
-                "observation_format": "compact" if self.compact else "har", "source": self.source,
-                "probe_budget": 0, "probes_left": 0, "practice": None, "tools": [],
-                "prompt": render_observation(task.path, self.arm, self.compact)}
+        obs.update(client_v1=parts["extra"][files["client_v1"]], failure=parts["extra"][files["failure"]])
 
     def _finish(self, code: str, grade: dict[str, Any]) -> dict[str, Any]:
         assert self._task is not None and self._v1 is not None

@@ -121,9 +121,6 @@ def make_investigate_environment(tasks: str, budget: int = 5, arm: str = "as_bui
 
     g = grader or Grader()
 
-    def grade_fn(task_path: str, code: str, seed: int) -> dict[str, Any]:
-        return g.submit(task_path, code, seed).result()
-
     class Har2ClientInvestigate:
         """Probe a practice server of the API, then submit the client (the episode's practice section
         says where and with which credentials)."""
@@ -140,7 +137,7 @@ def make_investigate_environment(tasks: str, budget: int = 5, arm: str = "as_bui
             seed = derive_seed(task_id, json.dumps(kwargs.get("prompt"), sort_keys=True, default=str),
                                self.episodes) % (1 << 62)
             self.episode = InvestigateEpisode(os.path.join(tasks, task_id), budget, arm, seed, policy="trl",
-                                              grade_fn=grade_fn)
+                                              grade_fn=g.grade)
             self.reward = 0.0
             return self.episode.practice_section() or None
 

@@ -39,7 +39,7 @@ def make_rubric(grader: Grader | None = None) -> Any:
         if code is None:
             return 0.0
         seed = derive_seed(info["task_id"], str(kwargs.get("example_id", "")), "verifiers") % (1 << 62)
-        return float(g.submit(info["task_dir"], code, seed).result()["pass_rate"])
+        return float(g.grade(info["task_dir"], code, seed)["pass_rate"])
 
     return vf.Rubric(funcs=[har2client_grade], weights=[1.0])
 

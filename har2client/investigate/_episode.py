@@ -9,9 +9,7 @@ each probe is bounded in size, answered through the engine's app, and written to
 from __future__ import annotations
 
 import json
-import os
 import secrets
-import tempfile
 import time
 from typing import Any, Callable
 from urllib.parse import urlsplit
@@ -23,7 +21,7 @@ from .._seeding import rng, token_hex
 from ..api._app import create_app
 from ..api._instance import Instance, instance_seed
 from ..api._world import client_kwargs
-from ..grading import SCORING_VERSION, grade
+from ..grading import SCORING_VERSION, grade_code
 from ..har._render import clean
 from ..tasks._arms import render_observation
 from ..tasks._task import Task, arms_of, load_task
@@ -32,14 +30,6 @@ from ._tools import MAX_PROBE_REQUEST_BYTES, METHODS, PROBE_BODY_CHARS, tools_fo
 BUDGETS = (0, 1, 5)
 # Grades a submission: (task directory, code, grading seed) -> the grade as a dict.
 GradeFn = Callable[[str, str, int], dict[str, Any]]
-
-
-def _grade_here(task_path: str, code: str, seed: int) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="h2c-episode-") as work:
-        path = os.path.join(work, "client.py")
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(code)
-        return grade(task_path, path, seed=seed).to_dict()
 
 
 class InvestigateEpisode:
@@ -58,7 +48,7 @@ class InvestigateEpisode:
         if arm not in arms:
             raise TaskError(f"{self.task.path}: no arm {arm!r} (this task has {', '.join(arms)})")
         self.budget, self.arm = budget, arm
-        self._grade = grade_fn or _grade_here
+        self._grade = grade_fn or grade_code
         self.episode_seed = episode_seed if episode_seed is not None else secrets.randbits(62)
         self.model = self.task.model
         task_seed = int(self.task.grading["task_seed"])

@@ -14,7 +14,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, wait
 from typing import Any
 
-from ..env._grader import grade_code
+from ..grading._code import grade_code
 from ..grading._batch import GradingPool
 from ._hubsink import HubSink
 from ._submissions import connect

@@ -134,6 +134,13 @@ def arm_files(evidence: bool) -> dict[str, dict[str, str]]:
 def render_observation(task_dir: str, arm: str = "as_built", compact: bool = True) -> str:
     """What a model given ``arm`` sees, as text: the arm's goal, then its recording (compact form, or the
     HAR file itself with ``compact=False``). The one prompt body every harness and environment uses."""
+    return observation_parts(task_dir, arm, compact)["text"]
+
+
+def observation_parts(task_dir: str, arm: str = "as_built", compact: bool = True) -> dict[str, Any]:
+    """``render_observation``'s text and the pieces it is made of, each read once: ``files`` (the arm's
+    visible files), ``goal``, ``extra`` (a repair's client_v1.py and failure.txt, by name), ``recording``
+    (compact or raw) and ``text``."""
     import os
 
     from ..har import read_har, render_compact
@@ -141,20 +148,26 @@ def render_observation(task_dir: str, arm: str = "as_built", compact: bool = Tru
 
     names = visible_files(task_dir, arm)  # checks the arm exists
     goal, recording = names[0], names[1] if len(names) > 2 else None
-    extra = names[3:]  # a repair's client_v1.py and failure.txt
     if recording is None or not recording.endswith(".har"):
         from .._errors import TaskError
 
         raise TaskError(f"{task_dir}: the {arm} arm has no recording; is this a task directory?")
-    with open(os.path.join(task_dir, goal), encoding="utf-8") as fh:
-        goal_text = fh.read()
+
+    def read(name: str) -> str:
+        with open(os.path.join(task_dir, name), encoding="utf-8") as fh:
+            return fh.read()
+
+    goal_text = read(goal)
+    extra = {name: read(name) for name in names[3:]}
     task_id = os.path.basename(os.path.normpath(task_dir))
     parts = [f"# Task {task_id}, arm {arm}: {', '.join(names)}\n\n## {goal}\n\n{goal_text.rstrip()}\n\n"]
-    for name in extra:
-        with open(os.path.join(task_dir, name), encoding="utf-8") as fh:
-            fence = "python" if name.endswith(".py") else "text"
-            parts.append(f"## {name}\n\n```{fence}\n{fh.read().rstrip()}\n```\n\n")
+    for name, text in extra.items():
+        fence = "python" if name.endswith(".py") else "text"
+        parts.append(f"## {name}\n\n```{fence}\n{text.rstrip()}\n```\n\n")
     if compact:
-        return "".join(parts) + f"## {recording}\n\n" + render_compact(read_har(os.path.join(task_dir, recording)))
-    with open(os.path.join(task_dir, recording), encoding="utf-8") as fh:
-        return "".join(parts) + f"## {recording}\n\n```json\n{fh.read().rstrip()}\n```\n"
+        rec = render_compact(read_har(os.path.join(task_dir, recording)))
+        parts.append(f"## {recording}\n\n{rec}")
+    else:
+        rec = read(recording)
+        parts.append(f"## {recording}\n\n```json\n{rec.rstrip()}\n```\n")
+    return {"files": names, "goal": goal_text, "extra": extra, "recording": rec, "text": "".join(parts)}
