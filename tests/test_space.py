@@ -241,12 +241,19 @@ def test_twenty_submissions_at_once_none_lost_none_twice_page_stays_fast(space, 
     assert all("Queued as submission" in m for m in messages), messages
     ids = {int(re.search(r"submission (\d+)", m).group(1)) for m in messages}
     assert len(ids) == 20
-    page = browser.new_page()
-    t0 = time.monotonic()
-    page.goto(space["url"], wait_until="load")
-    page.wait_for_selector("#h2c-leaderboard")
-    assert time.monotonic() - t0 < 2.0  # while the worker grades 20 submissions
-    page.close()
+    loads = []
+    for _ in range(3):  # a fresh browser context each time: nothing cached, as a first visit
+        page = browser.new_page()
+        t0 = time.monotonic()
+        page.goto(space["url"], wait_until="load")
+        page.wait_for_selector("#h2c-leaderboard")
+        loads.append(time.monotonic() - t0)
+        page.close()
+    with sqlite3.connect(space["db"]) as conn:
+        still_grading = conn.execute(f"SELECT COUNT(*) FROM submissions WHERE status IN ('pending', 'running') "
+                                     f"AND id IN ({','.join(map(str, ids))})").fetchone()[0]
+    assert still_grading > 0, "the loads were meant to be measured while the worker grades"
+    assert sorted(loads)[1] < 2.0, loads  # the median page load while the worker grades 20 submissions
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         with sqlite3.connect(space["db"]) as conn:

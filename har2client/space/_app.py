@@ -208,4 +208,13 @@ def serve(results: str | None, tasks: str | None, episodes: str | None, db: str,
     if tasks:
         start_worker(db, tasks, workers)
     app = build_app(results, tasks, episodes, db, raw_link)
-    app.launch(server_name=host, server_port=port, css=CSS, js=SORT_JS, ssr_mode=False, show_error=True)
+    app.launch(server_name=host, server_port=port, css=CSS, js=SORT_JS, theme=_theme(), ssr_mode=False, show_error=True)
+
+
+def _theme() -> Any:
+    # The default theme's web fonts held the first paint back until three font files had loaded (about
+    # 0.7 s of a 1.1 s page load); the system's own fonts draw at once.
+    import gradio as gr
+
+    return gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"],
+                             font_mono=["ui-monospace", "Consolas", "monospace"])
