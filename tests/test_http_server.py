@@ -7,8 +7,7 @@ import httpx
 import pytest
 import requests
 
-from har2client.api import Instance, serve
-from har2client.api import _http
+from har2client.api import Instance, _http, serve
 from test_api_engine import make_spec
 
 
@@ -84,6 +83,13 @@ def test_a_header_section_over_its_budget_is_refused(server):
     assert _raw(server, b"GET /account HTTP/1.1\r\n" + headers + b"\r\n").split(b" ")[1] == b"431"
 
 
+def _wait_for(condition, seconds=10.0):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the server did not get there in time"
+        time.sleep(0.01)
+
+
 def test_a_server_answers_429_past_its_request_and_connection_budgets():
     from har2client.api import create_app, listen_socket
 
@@ -94,8 +100,9 @@ def test_a_server_answers_429_past_its_request_and_connection_budgets():
     try:
         codes = [httpx.get(url + "/openapi-nothing").status_code for _ in range(4)]
         assert codes[:3] != [429] * 3 and codes[3] == 429
+        _wait_for(lambda: server.open_connections == 0)  # the GETs' connections are closed on both sides
         held = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(2)]
-        time.sleep(0.2)  # both accepted and counted
+        _wait_for(lambda: server.open_connections == 2)  # both accepted and counted
         third = socket.create_connection(("127.0.0.1", server.port))
         third.settimeout(5)
         assert third.recv(100).split(b" ")[1] == b"429"

@@ -23,9 +23,10 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from email.utils import formatdate
-from typing import Any, Callable, Iterable
+from typing import Any
 from urllib.parse import unquote_to_bytes
 
 MAX_LINE = 8192
@@ -97,6 +98,12 @@ class HTTPServer:
                         _refuse_now(conn, 429, "too many open connections")
                         continue
                     threading.Thread(target=self._serve_connection, args=(conn, addr), daemon=True).start()
+
+    @property
+    def open_connections(self) -> int:
+        """Connections accepted and not yet closed (what the connection budget counts)."""
+        with self._lock:
+            return len(self._conns)
 
     def close(self) -> None:
         with self._lock:
@@ -186,7 +193,7 @@ class HTTPServer:
             if not sep or not name or name != name.strip():
                 raise _Refuse(400, "malformed header field")
             headers.append((name, value.strip()))
-        lower = {}
+        lower: dict[str, list[str]] = {}
         for k, v in headers:
             lower.setdefault(k.lower(), []).append(v)
         if lower.get("expect", [""])[0].lower() == "100-continue":
@@ -237,7 +244,8 @@ class HTTPServer:
         env = self._environ(req, addr)
         state: dict[str, Any] = {}
 
-        def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable[[bytes], None]:
+        def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable[[bytes],
+                                                                                                          None]:
             state["status"], state["headers"] = status, headers
             return lambda data: state.setdefault("early", []).append(data)
 
@@ -248,7 +256,7 @@ class HTTPServer:
             finally:
                 if hasattr(result, "close"):
                     result.close()
-        except Exception:  # the app failed: answer like a server, keep serving
+        except Exception:  # noqa: BLE001 - the app failed: answer like a server, keep serving
             conn.sendall(_simple(500, "internal error"))
             return False
         code = int(state["status"].split(" ", 1)[0])
@@ -323,6 +331,6 @@ def _refuse_now(conn: socket.socket, status: int, message: str) -> None:
 
 
 def _simple(status: int, message: str) -> bytes:
-    body = ('{"error": {"code": "http_%d", "message": "%s"}}' % (status, message)).encode()
+    body = f'{{"error": {{"code": "http_{status}", "message": "{message}"}}}}'.encode()
     return (f"HTTP/1.1 {status} {REASONS.get(status, '')}\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode() + body
