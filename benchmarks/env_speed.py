@@ -47,7 +47,8 @@ def first_grade_of_a_task() -> None:
 
 
 def _ratio(env_times: list[float], api_times: list[float]) -> dict[str, float]:
-    return {"episodes": len(env_times), "env_total_s": round(sum(env_times), 3), "grade_total_s": round(sum(api_times), 3),
+    return {"episodes": len(env_times), "env_total_s": round(sum(env_times), 3), "grade_total_s": round(sum(api_times),
+                                                                                                        3),
             "ratio_total": round(sum(env_times) / sum(api_times), 3),
             "ratio_median": round(statistics.median(env_times) / statistics.median(api_times), 3)}
 

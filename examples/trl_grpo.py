@@ -22,7 +22,6 @@ def tiny_model(out_dir: str, texts: list[str]) -> str:
     """A 2-layer Qwen2 and a BPE tokenizer trained on ``texts``, saved to ``out_dir``."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
-
     from trl.chat_template_utils import qwen3_chat_template
 
     # Qwen3's chat format, as TRL ships it: TRL knows how to find tool calls in it (Case 2 needs that).
@@ -55,8 +54,7 @@ def main() -> None:
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
 
-    from har2client.env.trl_env import (build_train_tasks, make_investigate_environment, make_reward_function,
-                                        task_rows)
+    from har2client.env.trl_env import build_train_tasks, make_investigate_environment, make_reward_function, task_rows
 
     work = args.out or tempfile.mkdtemp(prefix="h2c-grpo-")
     tasks = build_train_tasks(os.path.join(work, "tasks"), args.tasks, case=args.case, seed=0)

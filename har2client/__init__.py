@@ -21,9 +21,12 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 __all__ = [
-    "ApiModel", "ClientFileError", "EnvError", "GradeResult", "GradingError", "GradingPool", "Har2ClientError", "HarError",
-    "Har2ClientEnv", "HiddenTest", "Instance", "Limits", "Recording", "RepairEnv", "Sandbox", "SpecError", "Switches", "Task", "TaskError",
-    "TestResult", "TrafficToClientEnv", "__version__", "baseline_source", "build_tierb", "create_app", "grade", "load_task",
+    "ApiModel", "ClientFileError", "EnvError", "GradeResult", "GradingError", "GradingPool", "Har2ClientError",
+    "HarError",
+    "Har2ClientEnv", "HiddenTest", "Instance", "Limits", "Recording", "RepairEnv", "Sandbox", "SpecError", "Switches",
+    "Task", "TaskError",
+    "TestResult", "TrafficToClientEnv", "__version__", "baseline_source", "build_tierb", "create_app", "grade",
+    "load_task",
     "load_model", "model_from_document", "read_har", "reference_source", "render_compact", "replay_source",
     "serve", "tierb_configs", "write_har",
 ]

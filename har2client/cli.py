@@ -11,7 +11,8 @@ import json
 import os
 import sys
 import tempfile
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from . import __version__
 from ._errors import Har2ClientError
@@ -46,7 +47,8 @@ def _parser() -> argparse.ArgumentParser:
 
     q = sub.add_parser("quickstart", help="build one Tier B task, grade its reference and replay clients",
                        description="Build one Tier B task, grade its reference client (expect 1.000) and the "
-                                   "client that replays its recording (expect a low score), and say where the files are.")
+                                   "client that replays its recording (expect a low score), and say where the files "
+                                   "are.")
     q.add_argument("--dir", default="runs/quickstart", help="where to put the files (default: %(default)s)")
 
     b = sub.add_parser("build", help="build task directories",
@@ -79,7 +81,8 @@ def _parser() -> argparse.ArgumentParser:
                                    "its measures.")
     e.add_argument("task", help="task directory, or a task id to pull from --source")
     e.add_argument("--policy", required=True, choices=("reference", "as-built", "probe-then-reference"))
-    e.add_argument("--budget", type=int, default=5, help="probes allowed: 0 (control, no tool), 1 or 5 (default: %(default)s)")
+    e.add_argument("--budget", type=int, default=5,
+                   help="probes allowed: 0 (control, no tool), 1 or 5 (default: %(default)s)")
     e.add_argument("--arm", default="as_built", choices=("as_built", "hint", "evidence", "placebo"),
                    help="the Case 1 arm the goal and recording come from (default: %(default)s)")
     e.add_argument("--seed", type=int, default=None, help="episode seed (practice server and grading); default: new")
@@ -131,7 +134,8 @@ def _parser() -> argparse.ArgumentParser:
                                     "cache, and print the task directory.")
     pl.add_argument("task_id")
     pl.add_argument("--source", default=None, help="ORG/NAME or a dataset folder (default: $HAR2CLIENT_SOURCE)")
-    pl.add_argument("--hidden-source", default=None, help="the hidden part, ORG/NAME or a folder (default: SOURCE-hidden)")
+    pl.add_argument("--hidden-source", default=None,
+                    help="the hidden part, ORG/NAME or a folder (default: SOURCE-hidden)")
 
     ga = sub.add_parser("grade-all", help="grade many clients, in parallel, into a JSONL file",
                         description="Grade every task in TASKS_DIR once per model. Each finished grade is one JSON "
@@ -183,7 +187,8 @@ def _parser() -> argparse.ArgumentParser:
     ru.add_argument("--tasks", default=None, help="a folder of task directories (default: $HAR2CLIENT_TASKS)")
     ru.add_argument("--case", choices=("build", "investigate", "repair"), default="build")
     ru.add_argument("--tier", choices=("B", "A"), default="B")
-    ru.add_argument("--arm", default=None, help="as_built, hint, placebo, evidence; repair: base, hint, placebo, notice")
+    ru.add_argument("--arm", default=None,
+                    help="as_built, hint, placebo, evidence; repair: base, hint, placebo, notice")
     ru.add_argument("--effort", choices=("low", "medium", "high", "none"), default="none",
                     help="reasoning_effort on every call; none sends none (a model without levels)")
     ru.add_argument("--probes", type=int, default=5, help="Case 2's probe budget (default: %(default)s)")
@@ -208,7 +213,8 @@ def _parser() -> argparse.ArgumentParser:
                         description="Serve the HAR2Client Space (Gradio) on this machine; submissions are graded by a "
                                     "worker process it starts. Needs the space extra.")
     sp.add_argument("--results", default=None, help="analyze output: a summary.json or a folder of them")
-    sp.add_argument("--tasks", default=None, help="a folder of task directories (the explorer; what submissions are graded on)")
+    sp.add_argument("--tasks", default=None,
+                    help="a folder of task directories (the explorer; what submissions are graded on)")
     sp.add_argument("--episodes", default=None, help="a folder of episode JSONL files")
     sp.add_argument("--db", default="space.sqlite", help="the submissions database (default: %(default)s)")
     sp.add_argument("--port", type=int, default=7860)
@@ -250,7 +256,8 @@ def _cmd_build(args: argparse.Namespace) -> int:
         from .tiera import NOT_SERVED, build_tiera
 
         paths = build_tiera(args.out, args.seed, progress=progress)
-        unserved = f" ({len(NOT_SERVED)} descriptions not served yet: {', '.join(sorted(NOT_SERVED))})" if NOT_SERVED else ""
+        unserved = (f" ({len(NOT_SERVED)} descriptions not served yet: {', '.join(sorted(NOT_SERVED))})"
+                    if NOT_SERVED else "")
         print(f"built {len(paths)} tasks in {args.out}{unserved}")
         return 0
     if args.tier == "repair":
@@ -289,7 +296,7 @@ def _cmd_grade(args: argparse.Namespace) -> int:
 
     printed = 0
 
-    def progress(t: "TestResult") -> None:
+    def progress(t: TestResult) -> None:
         nonlocal printed
         printed += 1
         if not args.json:
@@ -378,7 +385,7 @@ def _cmd_pull(args: argparse.Namespace) -> int:
     return 0
 
 
-def _test_line(t: "TestResult") -> str:
+def _test_line(t: TestResult) -> str:
     return f"PASS  {t.name}" if t.passed else f"FAIL  {t.name}: {t.error}"
 
 
@@ -484,7 +491,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     errors = len(failed)
     print(f"{settings.label}: {len(rows)} finished episodes, mean pass rate "
           f"{(sum(r['pass_rate'] for r in rows) / len(rows)) if rows else 0.0:.3f}"
-          f"{f'; {errors} API errors (run again with --resume to retry them)' if errors else ''}; raw files in {args.out}")
+          f"{f'; {errors} API errors (run again with --resume to retry them)' if errors else ''}; "
+          f"raw files in {args.out}")
     return 0
 
 
@@ -516,5 +524,8 @@ def _cmd_quickstart(args: argparse.Namespace) -> int:
     return quickstart(args.dir)
 
 
-COMMANDS = {"dataset": _cmd_dataset, "publish": _cmd_publish, "pull": _cmd_pull, "build": _cmd_build, "grade": _cmd_grade, "grade-all": _cmd_grade_all, "baseline": _cmd_baseline, "render": _cmd_render, "episode": _cmd_episode,
-            "serve-env": _cmd_serve_env, "run": _cmd_run, "analyze": _cmd_analyze, "space": _cmd_space, "quickstart": _cmd_quickstart}
+COMMANDS = {"dataset": _cmd_dataset, "publish": _cmd_publish, "pull": _cmd_pull, "build": _cmd_build,
+            "grade": _cmd_grade, "grade-all": _cmd_grade_all, "baseline": _cmd_baseline, "render": _cmd_render,
+            "episode": _cmd_episode,
+            "serve-env": _cmd_serve_env, "run": _cmd_run, "analyze": _cmd_analyze, "space": _cmd_space,
+            "quickstart": _cmd_quickstart}

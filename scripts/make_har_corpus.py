@@ -5,8 +5,9 @@
 
 Exporters: Chromium through Playwright (content modes embed, attach, omit, and the minimal mode) and
 mitmproxy's HAR dump (``hardump``) with httpx as the client (a form post whose value looks encoded).
-(Requests made through a context's APIRequest are not recorded in its HAR, so there is no such file.) The API is a Tier B task with every switch off, so the
-page needs no secret; it also serves a page and a PNG, so the files hold HTML and binary bodies.
+(Requests made through a context's APIRequest are not recorded in its HAR, so there is no such file.)
+The API is a Tier B task with every switch off, so the page needs no secret; it also serves a page and
+a PNG, so the files hold HTML and binary bodies.
 Everything listens on 127.0.0.1 and nothing leaves the machine.
 """
 
@@ -22,12 +23,13 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from har2client.api import Instance, create_app, listen_socket, model_from_document  # noqa: E402
-from har2client.api._http import HTTPServer  # noqa: E402
-from har2client.tierb import tierb_configs  # noqa: E402
+from har2client.api import Instance, create_app, listen_socket, model_from_document
+from har2client.api._http import HTTPServer
+from har2client.tierb import tierb_configs
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "har_corpus")
-PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAA"
+                       "BJRU5ErkJggg==")
 PAGE = """<!doctype html><title>Shelfspace</title><img src="/logo.png"><script>
 async function run() {
   const list = await (await fetch('/products')).json();
@@ -35,7 +37,8 @@ async function run() {
   await fetch('/products/' + first.id);
   await fetch('/products/prd_000000000000');
   const made = await (await fetch('/products', {method: 'POST', headers: {'Content-Type': 'application/json'},
-    body: JSON.stringify({sku: 'SKU-1', title: 'Lamp \\u00e9', price_cents: 1299, category: 'home', in_stock: true})})).json();
+    body: JSON.stringify({sku: 'SKU-1', title: 'Lamp \\u00e9', price_cents: 1299, category: 'home',
+                          in_stock: true})})).json();
   await fetch('/products/' + made.id, {method: 'PATCH', headers: {'Content-Type': 'application/json'},
     body: JSON.stringify({price_cents: 999})});
   await fetch('/products/' + made.id, {method: 'DELETE'});

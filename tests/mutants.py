@@ -7,7 +7,8 @@ says whether the API has what the mutant breaks, ``make(model)`` gives its sourc
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from har2client.api._reference import method_names, reference_source
 
@@ -42,7 +43,8 @@ MUTANTS: dict[str, tuple[Callable[[Any], bool], Callable[[Any], str]]] = {
         lambda m: _wrap(m, "list", "items = _orig(self, *args, **kwargs)\nreturn items + items[:1]")),
     "drops_a_field": (
         lambda m: _plain_field(m) is not None,
-        lambda m: _wrap(m, "get", f"record = dict(_orig(self, *args, **kwargs))\nrecord.pop({_plain_field(m)!r}, None)\n"
+        lambda m: _wrap(m, "get",
+                        f"record = dict(_orig(self, *args, **kwargs))\nrecord.pop({_plain_field(m)!r}, None)\n"
                                   "return record")),
     "update_does_nothing": (
         lambda m: "update" in m.operations,

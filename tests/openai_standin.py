@@ -14,7 +14,8 @@ from __future__ import annotations
 import inspect
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from flask import Flask, jsonify, request
 from werkzeug.serving import make_server
@@ -32,7 +33,8 @@ class OpenAIStandIn:
             body = request.get_json(force=True)
             self.requests.append(body)
             if not isinstance(body.get("messages"), list) or not body.get("model"):
-                return jsonify({"error": {"message": "messages and model are required", "type": "invalid_request_error"}}), 400
+                return jsonify({"error": {"message": "messages and model are required",
+                                          "type": "invalid_request_error"}}), 400
             spec = self.answer(body["messages"], body) if self._wants_body else self.answer(body["messages"])
             if isinstance(spec, str):
                 spec = {"content": spec}
@@ -70,7 +72,7 @@ class OpenAIStandIn:
         self.base_url = f"http://127.0.0.1:{self._server.server_port}/v1"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
-    def __enter__(self) -> "OpenAIStandIn":
+    def __enter__(self) -> OpenAIStandIn:
         self._thread.start()
         return self
 

@@ -14,7 +14,7 @@ from har2client.agents._runner import RunSettings, run
 from har2client.analysis import analyze, bootstrap_ci, bootstrap_combination, read_prereg
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from openai_standin import OpenAIStandIn  # noqa: E402
+from openai_standin import OpenAIStandIn
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PREREG = os.path.join(ROOT, "PREREG.md")
@@ -37,8 +37,10 @@ def test_the_bootstrap_interval_matches_scipys(seed):
     # two independent groups: the interval of the difference of means
     other = [v * 0.5 for v in values[: max(4, n // 2)]]
     lo, hi = bootstrap_combination([values, other], [1, -1], 10_000, seed)
-    ref = bootstrap((np.array(values), np.array(other)), lambda a, b, axis=-1: np.mean(a, axis=axis) - np.mean(b, axis=axis),
-                    n_resamples=10_000, method="percentile", random_state=np.random.default_rng(seed)).confidence_interval
+    ref = bootstrap((np.array(values), np.array(other)), lambda a, b, axis=-1: np.mean(a, axis=axis) - np.mean(b,
+                                                                                                               axis=axis),
+                    n_resamples=10_000, method="percentile",
+                    random_state=np.random.default_rng(seed)).confidence_interval
     assert abs(lo - ref.low) <= 0.5 and abs(hi - ref.high) <= 0.5
 
 
@@ -93,13 +95,15 @@ def test_analyze_finds_the_synthetic_models_known_verdicts(repair_tasks, tmp_pat
     got = {v["id"]: v["verdict"] for v in summary["verdicts"]}
     assert got == KNOWN, {v["id"]: v["evidence"] for v in summary["verdicts"]}
     h16 = next(v for v in summary["verdicts"] if v["id"] == "H16")
-    assert re.fullmatch(r"low: hint - base \+\d+\.\d pts \[95% CI \+\d+\.\d, \+\d+\.\d\] \(n=12\); high: .*", h16["evidence"])
+    assert re.fullmatch(r"low: hint - base \+\d+\.\d pts \[95% CI \+\d+\.\d, \+\d+\.\d\] \(n=12\); high: .*",
+                        h16["evidence"])
     cells = {c["benchmark"] + " / " + c["setting"]: c for c in summary["cells"]}
     assert cells["Case 3 Tier B hint / synthetic high"]["full_pass"] == 100.0
     assert cells["Case 3 Tier B base / synthetic low"]["full_pass"] == pytest.approx(100 * 2 / 12, abs=0.01)
     contrasts = {(c["setting"], c["contrast"]): c for c in summary["arm_contrasts"]}
     assert contrasts[("synthetic low", "placebo - base")]["estimate"] == 0.0
-    assert contrasts[("synthetic high", "hint - base")]["n"] == 12 and contrasts[("synthetic high", "hint - base")]["ci"][0] > 0
+    assert contrasts[("synthetic high", "hint - base")]["n"] == 12 and contrasts[("synthetic high",
+                                                                                  "hint - base")]["ci"][0] > 0
     report = open(tmp_path / "analysis" / "report.md", encoding="utf-8").read()
     assert "| H17 | synthetic | Effort does not fix noticing | rejected |" in report
     assert json.load(open(tmp_path / "analysis" / "summary.json", encoding="utf-8"))["verdicts"] == summary["verdicts"]

@@ -9,7 +9,6 @@ import tempfile
 import time
 
 from conftest import ROOT, run_cli
-
 from har2client.grading._batch import failure_reason, read_results
 
 

@@ -31,7 +31,8 @@ def test_the_quickstart_commands_work_as_written(tmp_path):
     as_json = run_cli("grade", str(task), str(replay), "--json")
     assert as_json.returncode == 0
     result = json.loads(as_json.stdout)
-    assert {"task_id", "pass_rate", "passed", "total", "tests", "seconds", "grader_version", "scoring_version"} <= set(result)
+    assert {"task_id", "pass_rate", "passed", "total", "tests", "seconds", "grader_version",
+            "scoring_version"} <= set(result)
     assert result["task_id"] == "tierb_00_invoices" and result["pass_rate"] == 0.0
     assert all({"name", "passed", "error"} <= set(t) for t in result["tests"])
 
@@ -42,7 +43,8 @@ def test_build_subcommand_equals_the_script(tmp_path):
     subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "build_tierb.py"), "--out", str(tmp_path / "b"),
                     "--seed", "3", "--limit", "2"], check=True, capture_output=True)
     for name in ("tierb_00_invoices", "tierb_01_orders"):
-        assert (tmp_path / "a" / name / "recording.har").read_bytes() == (tmp_path / "b" / name / "recording.har").read_bytes()
+        a, b = (tmp_path / side / name / "recording.har" for side in ("a", "b"))
+        assert a.read_bytes() == b.read_bytes()
 
 
 def test_quickstart_needs_no_arguments(tmp_path):

@@ -76,7 +76,8 @@ def test_listing_returns_every_record_over_several_pages(api):
         size_param = paging.get("per_page_param") or paging.get("limit_param")
         if size_param and paging.get("max_limit") and not paging.get("fixed_page_size"):
             # Asking for the documented maximum still pages: the fake caps a page so paging is exercised.
-            body = c.request(model.operations["list"], params={**inst.list_query(), size_param: paging["max_limit"]}).json()
+            body = c.request(model.operations["list"], params={**inst.list_query(),
+                                                               size_param: paging["max_limit"]}).json()
             env = model.conventions["envelope"].get("list")
             page = body if not env else get_path(body, env)
             assert 0 < len(page) <= max(PAGE_CAP, paging.get("min_limit", 0)) < len(got)

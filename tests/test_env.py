@@ -77,7 +77,8 @@ def splits(tmp_path_factory, tierb_dir):
 
 
 CONFIGS = [
-    ("build B train", lambda s, seed: TrafficToClientEnv(source="browser_har", split="train", curriculum="all", seed=seed)),
+    ("build B train", lambda s, seed: TrafficToClientEnv(source="browser_har", split="train", curriculum="all",
+                                                         seed=seed)),
     ("build B train raw L3 hint", lambda s, seed: TrafficToClientEnv(split="train", curriculum="L3", compact=False,
                                                                      arm="hint", seed=seed)),
     ("build B train evidence", lambda s, seed: TrafficToClientEnv(split="train", curriculum="L2", arm="evidence",

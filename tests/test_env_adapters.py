@@ -19,7 +19,7 @@ import pytest
 from har2client.agents import extract_client
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from openai_standin import OpenAIStandIn  # noqa: E402
+from openai_standin import OpenAIStandIn
 
 BROKEN = "class Client(:\n"
 
@@ -32,7 +32,8 @@ def reference(tasks, task_id):
 # -- Gymnasium -----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("env_id,kwargs", [("har2client/TrafficToClient-v0", {"curriculum": "L2"}),
-                                           ("har2client/TrafficToClient-v0", {"case": "investigate", "probe_budget": 1}),
+                                           ("har2client/TrafficToClient-v0", {"case": "investigate",
+                                                                              "probe_budget": 1}),
                                            ("har2client/Repair-v0", {"curriculum": "R0"})])
 def test_gymnasium_make_and_check_env(env_id, kwargs):
     import gymnasium as gym
@@ -46,7 +47,8 @@ def test_gymnasium_make_and_check_env(env_id, kwargs):
         prompt, info = env.reset(seed=5)
         assert env.observation_space.contains(prompt) and info["task_id"] in prompt
         if info["probe_budget"]:
-            probe = json.dumps({"type": "probe", "request": {"method": "GET", "url": info["practice"]["base_url"] + "/"}})
+            probe = json.dumps({"type": "probe", "request": {"method": "GET",
+                                                             "url": info["practice"]["base_url"] + "/"}})
             text, reward, terminated, truncated, step_info = env.step(probe)
             assert json.loads(text)["status"] and reward == 0.0 and not terminated and step_info["probes_left"] == 0
         _, reward, terminated, truncated, step_info = env.step(env.unwrapped.reference_code())
@@ -116,7 +118,8 @@ def test_openenv_serves_64_concurrent_episodes_with_every_reward_right(env_serve
                     r = await client.reset()
             task_id = r.observation.observation["task_id"]
             broken = i % 4 == 3
-            out = await client.step(Har2ClientAction(type="submit", code=BROKEN if broken else reference(tasks, task_id)))
+            out = await client.step(Har2ClientAction(type="submit", code=BROKEN if broken else reference(tasks,
+                                                                                                         task_id)))
             state = await client.state()
             assert state.task_id == task_id and state.done
             return broken, out.reward, out.observation.info

@@ -10,10 +10,10 @@ import pytest
 
 from har2client.agents import baseline_source, reference_source
 from har2client.api._reference import conventions_on
-from har2client.tierb import CONVENTION_OF
 from har2client.grading import grade
 from har2client.grading._tests import USES
 from har2client.tasks import load_task
+from har2client.tierb import CONVENTION_OF
 
 
 def _parallel(fn, items):
@@ -76,7 +76,8 @@ def test_removing_any_switch_handling_fails_a_hidden_test(tierb_tasks, tmp_path)
 
 def test_grade_result_json_shape(tierb_tasks):
     r = grade(tierb_tasks[1], os.path.join(tierb_tasks[1], "hidden", "reference_client.py")).to_dict()
-    assert {"task_id", "pass_rate", "passed", "total", "tests", "seconds", "grader_version", "scoring_version"} <= set(r)
+    assert {"task_id", "pass_rate", "passed", "total", "tests", "seconds", "grader_version",
+            "scoring_version"} <= set(r)
     assert r["total"] == len(r["tests"]) >= 7 and all({"name", "passed", "error"} <= set(t) for t in r["tests"])
     json.dumps(r)
 

@@ -6,10 +6,9 @@ import json
 import pytest
 
 from har2client import HarError
-from har2client.api import instance_seed
-from har2client.har import parse_har, read_har, recording_to_har, render_compact, write_har
+from har2client.api import instance_seed, model_from_document
 from har2client.api._session import record_session, recording_instance
-from har2client.api import model_from_document
+from har2client.har import parse_har, read_har, recording_to_har, render_compact, write_har
 from har2client.tierb import tierb_configs
 
 

@@ -13,7 +13,6 @@ import random
 import subprocess
 import sys
 
-
 from conftest import ROOT
 from har2client import HarError
 from har2client.har import read_har, render_compact

@@ -19,7 +19,7 @@ from test_tierb_build import tree_digest
 SECRET = "4242"
 
 
-def HIDDEN(folder):  # noqa: N802  (the companion folder, named like the Hub's ORG/NAME-hidden)
+def HIDDEN(folder):
     return folder.parent / (folder.name + "-hidden")
 
 
@@ -60,7 +60,8 @@ def test_load_dataset_reads_every_config_and_split_offline_without_our_code(data
     assert got["tierB/test"][3] == [] and got["tierB/test"][4] == ["as_built", "evidence", "hint", "placebo"]
     assert got["tierB/test"][5] and got["investigate/train"][0] == 3
     # Case 3 as its own config: the old client and its failure are columns; the arms are the repair's
-    assert got["repair/test"][0] == 64 and got["repair/test"][1].startswith("repair_00_") and {"client_v1", "failure", "goal_notice"} <= set(
+    assert got["repair/test"][0] == 64 and got["repair/test"][1].startswith("repair_00_") and {"client_v1", "failure",
+                                                                                               "goal_notice"} <= set(
         got["repair/test"][2]) and got["repair/test"][4] == ["base", "hint", "notice", "placebo"]
 
 

@@ -87,10 +87,12 @@ def test_the_bare_wheel_grades_and_names_the_extra_the_rest_needs(wheel, tmp_pat
     serve = _run(bindir, "serve-env", "--port", "1", cwd=work)
     assert serve.returncode == 2 and "Traceback" not in serve.stderr
     assert "needs the openenv extra" in serve.stderr and "pip install 'har2client[openenv]'" in serve.stderr
-    for args, extra in ((("run", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--tasks", ".", "--out", "o"), "run"),
+    for args, extra in ((("run", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--tasks", ".", "--out", "o"),
+                         "run"),
                         (("space", "--port", "1"), "space")):
         out = _run(bindir, *args, cwd=work)
-        assert out.returncode == 2 and "Traceback" not in out.stderr and f"'har2client[{extra}]'" in out.stderr, out.stderr
+        assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+        assert f"'har2client[{extra}]'" in out.stderr, out.stderr
     # the environments themselves need no extra: the page's snippet runs on the bare wheel
     snippet = ("from har2client.env.env import TrafficToClientEnv\n"
                "env = TrafficToClientEnv(curriculum='L0', seed=0)\nenv.reset()\n"

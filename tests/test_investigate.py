@@ -7,6 +7,7 @@ import pytest
 
 from conftest import run_cli
 from har2client import Har2ClientError
+from har2client._seeding import rng
 from har2client.api._reference import reference_source
 from har2client.grading import grade
 from har2client.har import read_har
@@ -14,7 +15,6 @@ from har2client.investigate import InvestigateEpisode, read_episode, run_policy,
 from har2client.investigate import tested_hidden_header as header_tested
 from har2client.investigate._tools import MAX_PROBE_REQUEST_BYTES
 from har2client.tasks import load_task
-from har2client._seeding import rng
 
 
 def _hidden(tierb_tasks):
@@ -32,7 +32,8 @@ def test_probing_the_header_then_submitting_the_reference_scores_one_on_every_hi
         validate_episode(episode.lines, task)
 
 
-def test_submitting_the_as_built_client_without_probing_scores_what_the_header_less_reference_does(tierb_tasks, tmp_path):
+def test_submitting_the_as_built_client_without_probing_scores_what_the_header_less_reference_does(tierb_tasks,
+                                                                                                   tmp_path):
     for task in _hidden(tierb_tasks):
         episode = InvestigateEpisode(task, 5, episode_seed=8)
         end = run_policy(episode, "as-built")
@@ -111,7 +112,8 @@ def test_malformed_arguments_get_a_tool_error_not_a_crash(tierb_tasks, arguments
 
 def test_a_huge_body_is_refused_and_a_long_answer_is_cut(tierb_tasks):
     episode = InvestigateEpisode(tierb_tasks[1], 5, episode_seed=3)
-    big = episode.tool("http_request", {"method": "POST", "url": _url(episode, "/x"), "body": "a" * (MAX_PROBE_REQUEST_BYTES + 1)})
+    big = episode.tool("http_request", {"method": "POST", "url": _url(episode, "/x"),
+                                        "body": "a" * (MAX_PROBE_REQUEST_BYTES + 1)})
     assert "larger than" in big["error"] and episode.probes == 0
 
 
@@ -175,7 +177,8 @@ def test_the_episode_and_build_commands(tmp_path):
     meta = json.loads((task / "task.json").read_text())
     assert meta["case"] == "investigate" and meta["budgets"] == [0, 1, 5] and "level" not in meta
     out = tmp_path / "e.jsonl"
-    e = run_cli("episode", str(task), "--policy", "probe-then-reference", "--budget", "5", "--seed", "3", "--out", str(out))
+    e = run_cli("episode", str(task), "--policy", "probe-then-reference", "--budget", "5", "--seed", "3", "--out",
+                str(out))
     assert e.returncode == 0, e.stderr
     assert "tested the hidden header: yes" in e.stdout and "pass_rate=1.000" in e.stdout
     lines = read_episode(str(out))

@@ -38,5 +38,5 @@ def test_every_semantic_mutant_fails_a_test_on_every_task_it_applies_to(all_task
         return not any(not t.passed and t.error != "not run" for t in r.tests)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        survivors = [(os.path.basename(j[0]), j[1]) for j, s in zip(jobs, pool.map(survived, jobs)) if s]
+        survivors = [(os.path.basename(j[0]), j[1]) for j, s in zip(jobs, pool.map(survived, jobs), strict=True) if s]
     assert not survivors

@@ -68,7 +68,8 @@ def test_a_tier_a_document_diffs_the_same_way():
     stripe = read_document(tiera_specs()[0].path)
     new = evolve(stripe, lambda d: d["x-har2client"]["paging"].update(cursor_param="after"))
     [change] = release_diff(stripe, new)
-    assert (change.aspect, change.where, change.old, change.new) == ("paging", "cursor_param", "starting_after", "after")
+    assert (change.aspect, change.where, change.old, change.new) == ("paging", "cursor_param", "starting_after",
+                                                                     "after")
 
 
 def test_the_readme_release_example_prints_what_it_says():

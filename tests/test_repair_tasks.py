@@ -42,7 +42,8 @@ def test_every_task_is_a_repair_and_the_new_reference_scores_one_over_five_seeds
 
     def one(job):
         task, seed, which = job
-        client = os.path.join(task, "hidden", "reference_client.py") if which == "reference" else os.path.join(task, "client_v1.py")
+        client = os.path.join(task, "hidden", "reference_client.py") if which == "reference" else os.path.join(task,
+                                                                                                               "client_v1.py")
         return job, grade(task, client, seed=seed).pass_rate
 
     with ThreadPoolExecutor(max_workers=2) as pool:

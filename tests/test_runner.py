@@ -17,7 +17,7 @@ from har2client.agents._runner import RunSettings, run
 from har2client.investigate import validate_episode
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from openai_standin import OpenAIStandIn  # noqa: E402
+from openai_standin import OpenAIStandIn
 
 KEY = "H2C_TEST_KEY"
 
@@ -70,7 +70,8 @@ def test_a_run_of_all_three_cases(task_sets, tmp_path):
                 field = ({"reasoning_details": [{"type": "reasoning.text", "text": f"probe {task_id}"}]}
                          if task_id.endswith("01_orders") else {"reasoning_content": f"probe {task_id}"})
                 return {"content": None, **field,
-                        "tool_calls": [{"name": "http_request", "arguments": json.dumps({"method": "GET", "url": base + "/"})}]}
+                        "tool_calls": [{"name": "http_request", "arguments": json.dumps({"method": "GET",
+                                                                                         "url": base + "/"})}]}
             last = turns[-1]  # the last turn came back with its reasoning
             seen_reasoning.append(last.get("reasoning_content") or last["reasoning_details"][0]["text"])
             if task_id.endswith("02_tickets"):
@@ -121,7 +122,8 @@ def test_429_is_retried_500_and_slowness_become_api_errors(task_sets, tmp_path):
         task_id, _ = task_of(messages)
         calls[task_id] = calls.get(task_id, 0) + 1
         if task_id.endswith("00_invoices"):
-            return {"status": 429} if calls[task_id] == 1 else "```python\n" + hidden(task_sets["build"], task_id) + "```"
+            return {"status": 429} if calls[task_id] == 1 else "```python\n" + hidden(task_sets["build"],
+                                                                                      task_id) + "```"
         if task_id.endswith("01_orders"):
             return {"status": 500}
         if task_id.endswith("02_tickets"):

@@ -4,8 +4,14 @@ import os
 import shutil
 
 from har2client.grading import SCORING_VERSION
-from har2client.tasks._fingerprint import (PACKAGE, code_fingerprint, problems, recorded, scoring_fingerprints,
-                                           tree_fingerprint)
+from har2client.tasks._fingerprint import (
+    PACKAGE,
+    code_fingerprint,
+    problems,
+    recorded,
+    scoring_fingerprints,
+    tree_fingerprint,
+)
 
 
 def test_tasks_and_rules_are_what_this_scoring_version_recorded():

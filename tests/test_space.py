@@ -21,7 +21,8 @@ ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SHOTS = os.environ.get("H2C_SCREENSHOTS")  # a folder to keep each tab's screenshot in, for people to look at
 
-pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian's chromium is not installed (.ci/run installs it)")
+pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM),
+                                reason="Debian's chromium is not installed (.ci/run installs it)")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from openai_standin import OpenAIStandIn  # noqa: E402
@@ -66,7 +67,8 @@ def data(tmp_path_factory):
                 run(RunSettings(model="standin", base_url=api.base_url, tasks=str(tasks), out=str(out), effort=effort,
                                 arm=arm, api_key_env="H2C_SPACE_KEY"))
                 runs.append(str(out))
-    analyze(runs, str(root / "results"), prereg=os.path.join(os.path.dirname(__file__), "..", "PREREG.md"), resamples=500)
+    analyze(runs, str(root / "results"), prereg=os.path.join(os.path.dirname(__file__), "..", "PREREG.md"),
+            resamples=500)
     return root
 
 
@@ -128,7 +130,8 @@ def test_leaderboard_sorts_and_shows_intervals_on_hover_and_focus(page, data, tm
     header.click()   # then ascending
     assert rows() == ["standin low", "standin high"]
     assert page.locator("#h2c-leaderboard th[aria-sort=ascending]").count() == 1
-    low = next(c for c in summary["cells"] if c["setting"] == "standin low" and c["benchmark"] == "Case 1 Tier B as_built")
+    low = next(c for c in summary["cells"] if c["setting"] == "standin low" and c["benchmark"] == "Case 1 Tier B "
+                                                                                                  "as_built")
     cell = page.locator("#h2c-leaderboard tbody tr", has_text="standin low").locator("td.h2c-cell").first
     tip = cell.locator(".h2c-ci")
     assert not tip.is_visible()
@@ -151,7 +154,8 @@ def test_explorer_filters_opens_a_task_and_shows_nothing_hidden(page, space, tmp
     found = page.locator("#h2c-found")
     page.wait_for_function(f"document.querySelector('#h2c-found').innerText.includes('tasks ({len(with_header)})')")
     found.locator("input").click()
-    options = [o.replace("\u2713", "").strip() for o in found.get_by_role("option").all_inner_texts()]  # the chosen one has a check mark
+    # the chosen one has a check mark
+    options = [o.replace("\u2713", "").strip() for o in found.get_by_role("option").all_inner_texts()]
     assert sorted(options) == with_header
     found.get_by_role("option", name=with_header[0]).click()
     page.wait_for_function("document.querySelector('#h2c-requests textarea').value.length > 0")
@@ -230,7 +234,8 @@ def test_twenty_submissions_at_once_none_lost_none_twice_page_stays_fast(space, 
 
     preds = tmp_path / "one.jsonl"
     t = sorted(p for p in space["tasks"].iterdir() if p.is_dir())[0]
-    preds.write_text(json.dumps({"task_id": t.name, "model": "load", "code": (t / "hidden" / "reference_client.py").read_text()}))
+    preds.write_text(json.dumps({"task_id": t.name, "model": "load",
+                                 "code": (t / "hidden" / "reference_client.py").read_text()}))
     client = Client(space["url"], verbose=False)
 
     def send(i):
@@ -300,16 +305,16 @@ def test_a_worker_killed_mid_grade_resumes_from_the_database(data, tmp_path):
 
 def test_submissions_are_mirrored_to_hub_datasets_when_a_token_is_set(data, tmp_path):
     """Against the local Hub stand-in (tests/hub_standin.py: the Hub's HTTP API; the Hub is not reachable here)."""
-    from hub_standin import WRITE_TOKEN, HubStandIn
-
     from har2client.space._submissions import submit
+    from hub_standin import WRITE_TOKEN, HubStandIn
 
     hub = HubStandIn(str(tmp_path / "hub"))
     try:
         db = str(tmp_path / "q.sqlite")
         tasks = data / "tasks"
         ids = sorted(p.name for p in tasks.iterdir() if p.is_dir())
-        sid = submit(db, "u", "mirrored", "f.jsonl", {ids[0]: (tasks / ids[0] / "hidden" / "reference_client.py").read_text()}, ids)
+        sid = submit(db, "u", "mirrored", "f.jsonl",
+                     {ids[0]: (tasks / ids[0] / "hidden" / "reference_client.py").read_text()}, ids)
         env = {**os.environ, "HF_ENDPOINT": hub.endpoint, "HF_HUB_DISABLE_XET": "1", "HF_HOME": str(tmp_path / "hf"),
                "HF_TOKEN": WRITE_TOKEN, "H2C_REQUESTS_REPO": "org/h2c-requests", "H2C_RESULTS_REPO": "org/h2c-results"}
         subprocess.run([sys.executable, "-m", "har2client.space._worker", "--db", db, "--tasks", str(tasks), "--once"],
@@ -323,7 +328,8 @@ def test_submissions_are_mirrored_to_hub_datasets_when_a_token_is_set(data, tmp_
         assert out.returncode == 0, out.stderr[-2000:]
         req, res = json.loads(out.stdout)
         assert req["status"] == "finished" and req["model"] == "mirrored"
-        assert res["results"]["tasks"][ids[0]] == 1.0 and res["results"]["mean_pass_rate"] == pytest.approx(1 / len(ids))
+        assert res["results"]["tasks"][ids[0]] == 1.0
+        assert res["results"]["mean_pass_rate"] == pytest.approx(1 / len(ids))
         with sqlite3.connect(db) as conn:
             assert conn.execute("SELECT hub_synced FROM submissions WHERE id = ?", (sid,)).fetchone()[0] == "finished"
     finally:

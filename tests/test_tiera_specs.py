@@ -37,7 +37,8 @@ def load(path):
 def test_spec_is_valid_openapi_with_a_complete_annotation(path):
     doc = load(path)
     validate(doc)
-    assert not _non_string_keys(doc), f"{path}: YAML read these keys as non-strings (quote them): {_non_string_keys(doc)}"
+    odd = _non_string_keys(doc)
+    assert not odd, f"{path}: YAML read these keys as non-strings (quote them): {odd}"
     x = doc["x-har2client"]
     for key in ("api", "docs", "spec_licence", "resource", "collection", "item", "id_field", "auth", "paging",
                 "envelope", "version", "body", "session"):

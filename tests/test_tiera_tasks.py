@@ -8,10 +8,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from conftest import run_cli
-from har2client.agents import baseline_source
-from har2client.grading import grade
-from har2client.agents import reference_source
+from har2client.agents import baseline_source, reference_source
 from har2client.api._reference import conventions_on
+from har2client.grading import grade
 from har2client.tasks import load_task
 from har2client.tiera import build_tiera
 from test_tierb_build import tree_digest

@@ -19,9 +19,10 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .._errors import Har2ClientError
 from .._seeding import derive_seed
@@ -126,7 +127,8 @@ class ModelClient:
         """One chat completion; the response as JSON data, with the call's seconds. Raises ApiError."""
         import openai
 
-        kwargs: dict[str, Any] = {"model": self.s.model, "messages": messages, self.s.max_tokens_field: self.s.max_output_tokens}
+        kwargs: dict[str, Any] = {"model": self.s.model, "messages": messages,
+                                  self.s.max_tokens_field: self.s.max_output_tokens}
         if self.s.effort != "none":
             kwargs["reasoning_effort"] = self.s.effort
         if tools:
@@ -199,7 +201,8 @@ def _single(s: RunSettings, api: ModelClient, task: Task, run: int) -> dict[str,
 def _investigate(s: RunSettings, api: ModelClient, task: Task, run: int) -> dict[str, Any]:
     from ..investigate._episode import InvestigateEpisode
 
-    episode = InvestigateEpisode(task, s.probes, s.arm_name, derive_seed(s.seed, task.task_id, run, "episode") % (1 << 62),
+    episode = InvestigateEpisode(task, s.probes, s.arm_name, derive_seed(s.seed, task.task_id, run,
+                                                                         "episode") % (1 << 62),
                                  policy=s.model, grade_fn=grade_code)
     messages = task_messages(task.path, "investigate", s.arm_name, s.compact, episode.practice_section())
     for m in messages:
@@ -225,7 +228,8 @@ def _investigate(s: RunSettings, api: ModelClient, task: Task, run: int) -> dict
             break
         for call in turn["tool_calls"]:
             result = episode.tool(call["function"]["name"], call["function"]["arguments"], call["id"])
-            messages.append({"role": "tool", "tool_call_id": call["id"], "content": json.dumps(result, ensure_ascii=False)})
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": json.dumps(result,
+                                                                                               ensure_ascii=False)})
         if episode.ended is not None:
             break
     end = episode.ended or episode.end("no submission")
@@ -252,7 +256,8 @@ def run(s: RunSettings, *, resume: bool = False, progress: Progress | None = Non
     settings = {k: v for k, v in asdict(s).items() if k not in ("out",)}
     if os.path.exists(meta_path):
         if not resume:
-            raise Har2ClientError(f"{s.out}: holds a run already; pass --resume to continue it, or choose another --out")
+            raise Har2ClientError(f"{s.out}: holds a run already; pass --resume to continue it, or choose another "
+                                  "--out")
         with open(meta_path, encoding="utf-8") as fh:
             old = json.load(fh)["settings"]
         changed = [k for k in settings if k not in ("concurrency", "runs", "limit", "timeout", "max_retries")

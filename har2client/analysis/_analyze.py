@@ -38,7 +38,7 @@ def _cell_summary(cell: Cell, resamples: int, seed: int) -> dict[str, Any]:
 def _breakdown(cell: Cell) -> dict[str, Any]:
     """Pass rate by switch (or convention), by change kind, loud against silent, by repair variant."""
     per: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for task_id, rows in cell.runs.items():
+    for rows in cell.runs.values():
         v = mean([metric_of(r, "pass_rate") for r in rows]) * 100
         g = rows[0].get("grading") or {}
         for name, variant in (g.get("switches") or {}).items():
@@ -61,7 +61,8 @@ def _effort_ratios(cells: list[Cell]) -> list[dict[str, Any]]:
     by: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
     for c in cells:
         rows = [r for rs in c.runs.values() for r in rs]
-        by[(c.setting["model"], benchmark_name(c.benchmark))][c.setting["effort"]] = mean([metric_of(r, "output_tokens") for r in rows])
+        key = (c.setting["model"], benchmark_name(c.benchmark))
+        by[key][c.setting["effort"]] = mean([metric_of(r, "output_tokens") for r in rows])
     out = []
     for (model, bench), e in sorted(by.items()):
         if "low" in e and e["low"] > 0:
@@ -74,12 +75,13 @@ def _effort_ratios(cells: list[Cell]) -> list[dict[str, Any]]:
 
 def _arm_contrasts(cells: list[Cell], resamples: int, seed: int) -> list[dict[str, Any]]:
     """Each arm against the base arm (as_built, or base for a repair) of the same setting and case, paired by task."""
-    out = []
+    out: list[dict[str, Any]] = []
     for c in cells:
         base_arm = "base" if c.benchmark["case"] == "repair" else "as_built"
         if c.benchmark["arm"] == base_arm:
             continue
-        base = next((b for b in cells if b.setting == c.setting and b.benchmark == {**c.benchmark, "arm": base_arm}), None)
+        base = next((b for b in cells if b.setting == c.setting and b.benchmark == {**c.benchmark, "arm": base_arm}),
+                    None)
         if base is None:
             continue
         a, b = c.values(), base.values()
@@ -101,7 +103,8 @@ def analyze(run_dirs: list[str], out: str, *, prereg: str | None = None, resampl
     cells.sort(key=lambda c: (setting_name(c.setting), benchmark_name(c.benchmark)))
     summary: dict[str, Any] = {
         "runs": [os.path.abspath(d) for d in run_dirs], "resamples": resamples, "seed": seed, "level": 0.95,
-        "scoring_versions": sorted({str(r.get("scoring_version")) for c in cells for rs in c.runs.values() for r in rs}),
+        "scoring_versions": sorted({str(r.get("scoring_version"))
+                                    for c in cells for rs in c.runs.values() for r in rs}),
         "cells": [_cell_summary(c, resamples, seed + i) for i, c in enumerate(cells)],
         "effort_output_ratios": _effort_ratios(cells),
         "arm_contrasts": _arm_contrasts(cells, resamples, seed + 7919),
@@ -139,7 +142,8 @@ def render_report(summary: dict[str, Any]) -> str:
     lines += ["", "## Cells", "", "| setting | benchmark | tasks | runs/task | full pass % | missing | API errors | "
               "output tokens | probes used | tested header % |", "| --- |" + " --- |" * 9]
     for c in cells:
-        lines.append(f"| {c['setting']} | {c['benchmark']} | {c['tasks']} | {c['runs_per_task']} | {c['full_pass']:.1f} | "
+        lines.append(f"| {c['setting']} | {c['benchmark']} | {c['tasks']} | {c['runs_per_task']} | "
+                     f"{c['full_pass']:.1f} | "
                      f"{c['missing']} | {c['api_errors']} | {c['output_tokens_mean']:.0f} | "
                      f"{c.get('probes_used_mean', '')} | {c.get('tested_hidden_header_share', '')} |")
     if summary["arm_contrasts"]:
@@ -148,9 +152,11 @@ def render_report(summary: dict[str, Any]) -> str:
                   f"[95% CI {r['ci'][0]:+.1f}, {r['ci'][1]:+.1f}] (n={r['n']})" for r in summary["arm_contrasts"]]
     if summary["effort_output_ratios"]:
         lines += ["", "## Output tokens by effort", ""]
-        lines += [f"- {r['model']}, {r['benchmark']}: {r['ratio']} = {r['value']:.2f}x" for r in summary["effort_output_ratios"]]
+        lines += [f"- {r['model']}, {r['benchmark']}: {r['ratio']} = {r['value']:.2f}x"
+                  for r in summary["effort_output_ratios"]]
     if summary.get("verdicts"):
         lines += ["", "## Pre-registered hypotheses", "", "| ID | model | claim | verdict | evidence |",
                   "| --- | --- | --- | --- | --- |"]
-        lines += [f"| {v['id']} | {v['model']} | {v['claim']} | {v['verdict']} | {v['evidence']} |" for v in summary["verdicts"]]
+        lines += [f"| {v['id']} | {v['model']} | {v['claim']} | {v['verdict']} | {v['evidence']} "
+                  "|" for v in summary["verdicts"]]
     return "\n".join(lines) + "\n"

@@ -61,7 +61,8 @@ def _cell_values(cells: list[Cell], model: str, where: dict[str, Any], metric: s
     return values or None
 
 
-def evaluate_contrast(cells: list[Cell], model: str, c: dict[str, Any], resamples: int, seed: int) -> dict[str, Any] | None:
+def evaluate_contrast(cells: list[Cell], model: str, c: dict[str, Any], resamples: int, seed: int) -> dict[str,
+                                                                                                           Any] | None:
     metric = c.get("metric", "pass_rate")
     groups = []
     for term in c["terms"]:
@@ -71,7 +72,8 @@ def evaluate_contrast(cells: list[Cell], model: str, c: dict[str, Any], resample
         groups.append((float(term.get("weight", 1)), v))
     if c.get("kind") == "ratio":
         (_, a), (_, b) = groups
-        return {"name": c["name"], "kind": "ratio", "estimate": round(mean(list(a.values())) / max(mean(list(b.values())), 1e-9), 2)}
+        return {"name": c["name"], "kind": "ratio",
+                "estimate": round(mean(list(a.values())) / max(mean(list(b.values())), 1e-9), 2)}
     scale = 100.0
     if c.get("paired", True):
         shared = sorted(set.intersection(*(set(v) for _, v in groups)))
@@ -84,7 +86,7 @@ def evaluate_contrast(cells: list[Cell], model: str, c: dict[str, Any], resample
         weights = [w for w, _ in groups]
         vals = [[x * scale for x in v.values()] for _, v in groups]
         lo, hi = bootstrap_combination(vals, weights, resamples, seed)
-        est, n = sum(w * mean(v) for w, v in zip(weights, vals)), " vs ".join(str(len(v)) for v in vals)
+        est, n = sum(w * mean(v) for w, v in zip(weights, vals, strict=True)), " vs ".join(str(len(v)) for v in vals)
     return {"name": c["name"], "metric": metric, "estimate": round(est, 2), "ci": [round(lo, 2), round(hi, 2)], "n": n,
             "direction": c.get("direction", "positive"), "role": c.get("role", "required")}
 

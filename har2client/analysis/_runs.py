@@ -51,7 +51,8 @@ def metric_of(row: dict[str, Any], metric: str) -> float:
         return float(row.get("probes_used") or 0)
     if metric == "output_tokens":
         return float((row.get("tokens") or {}).get("completion", 0))
-    raise Har2ClientError(f"no metric {metric!r} (pass_rate, full_repair, tested_hidden_header, probes_used, output_tokens)")
+    raise Har2ClientError(f"no metric {metric!r} (pass_rate, full_repair, tested_hidden_header, probes_used, "
+                          "output_tokens)")
 
 
 def matches_task(row: dict[str, Any], subset: dict[str, Any]) -> bool:
@@ -73,7 +74,8 @@ def matches_task(row: dict[str, Any], subset: dict[str, Any]) -> bool:
         elif key == "silent_only":
             have = bool(g.get("silent")) and not g.get("loud")
         else:
-            raise Har2ClientError(f"no task subset {key!r} (hidden_header, n_changes, variant, change, loud_only, silent_only)")
+            raise Har2ClientError(f"no task subset {key!r} (hidden_header, n_changes, variant, change, loud_only, "
+                                  "silent_only)")
         if isinstance(want, list) and not isinstance(have, list):
             if have not in want:
                 return False

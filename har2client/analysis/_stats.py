@@ -8,7 +8,7 @@ order statistics), which is what ``scipy.stats.bootstrap(..., method="percentile
 from __future__ import annotations
 
 import random
-from typing import Sequence
+from collections.abc import Sequence
 
 RESAMPLES = 10_000
 LEVEL = 0.95
@@ -45,7 +45,7 @@ def bootstrap_combination(groups: Sequence[Sequence[float]], weights: Sequence[f
     """The interval of ``sum(w * mean(group))`` with each group resampled on its own (unpaired groups)."""
     r = random.Random(seed)
     per_group = [_means(list(g), resamples, r) for g in groups]
-    dist = sorted(sum(w * m[i] for w, m in zip(weights, per_group)) for i in range(resamples))
+    dist = sorted(sum(w * m[i] for w, m in zip(weights, per_group, strict=True)) for i in range(resamples))
     a = (1 - level) / 2
     return percentile(dist, a), percentile(dist, 1 - a)
 

@@ -11,12 +11,13 @@ from ._app import InstanceApp, create_app
 from ._fake import KINDS, fake_from_schema, fake_value
 from ._instance import Clock, Instance, credential_names, instance_seed, page_sizes
 from ._model import ApiModel, Operation, load_model, model_from_document, read_document
-from ._server import RunningServer, listen_socket, loopback_host, serve
 from ._release import Change, describe_release, evolve, release_diff
+from ._server import RunningServer, listen_socket, loopback_host, serve
 from ._shapes import ApiRefusal
 
 __all__ = [
     "ApiModel", "ApiRefusal", "Change", "Clock", "Instance", "InstanceApp", "KINDS", "Operation", "RunningServer",
-    "create_app", "credential_names", "describe_release", "evolve", "fake_from_schema", "fake_value", "instance_seed", "listen_socket",
+    "create_app", "credential_names", "describe_release", "evolve", "fake_from_schema", "fake_value", "instance_seed",
+    "listen_socket",
     "load_model", "loopback_host", "model_from_document", "page_sizes", "read_document", "release_diff", "serve",
 ]

@@ -22,8 +22,15 @@ from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import Rule
 
-from ._gate import (check_auth, check_rate, check_required_headers, check_version, csrf_cookie, explain_missing_path,
-                    preflight_headers)
+from ._gate import (
+    check_auth,
+    check_rate,
+    check_required_headers,
+    check_version,
+    csrf_cookie,
+    explain_missing_path,
+    preflight_headers,
+)
 from ._instance import Instance
 from ._login import add_login_routes
 from ._model import ApiModel
@@ -119,7 +126,7 @@ def _model_app(model: ApiModel) -> Flask:
             return resp
         endpoint = request.url_rule.endpoint if request.url_rule is not None else ""
         if endpoint.startswith("auth:"):
-            return
+            return None
         check_version(model)
         check_auth(model, inst)
         check_required_headers(model, inst, endpoint.split(":", 1)[0])

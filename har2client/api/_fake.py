@@ -223,7 +223,8 @@ def fake_from_schema(schema: dict[str, Any], r: random.Random, name: str = "", d
                 for _ in range(r.randint(low, max(low, high)))]
     if kind == "integer":
         low = int(schema.get("minimum", 0))
-        if name.lower() in ("created", "created_at", "updated", "timestamp") or "unix" in str(schema.get("description", "")).lower():
+        description = str(schema.get("description", "")).lower()
+        if name.lower() in ("created", "created_at", "updated", "timestamp") or "unix" in description:
             return int(_EPOCH.timestamp()) + r.randint(0, 365 * 86400)
         return r.randint(low, int(schema.get("maximum", low + 5000)))
     if kind == "number":
@@ -256,7 +257,7 @@ class IdMaker:
             return value
 
 
-def fake_records(model: "ApiModel", count: int, r: random.Random) -> list[dict[str, Any]]:
+def fake_records(model: ApiModel, count: int, r: random.Random) -> list[dict[str, Any]]:
     """``count`` records of ``model``'s resource, with unique ids in the provider's shape."""
     make_id = IdMaker(model.id_schema, model.id_field, r)
     out = []

@@ -73,7 +73,8 @@ def _check_auth_as(model: ApiModel, auth: dict[str, Any], inst: Instance) -> Non
     style = auth["style"]
     if style in ("bearer", "vendor", "header_key", "oauth2_client_credentials", "password_bearer"):
         header = auth.get("header", "Authorization")
-        prefix = "Bearer " if style in ("bearer", "oauth2_client_credentials", "password_bearer") else auth.get("prefix", "")
+        prefix = "Bearer " if style in ("bearer", "oauth2_client_credentials",
+                                        "password_bearer") else auth.get("prefix", "")
         got = request.headers.get(header)
         if not got:
             where = f"in the {header} header" if header != "Authorization" else "as a bearer token"

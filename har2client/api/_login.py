@@ -8,9 +8,9 @@ from urllib.parse import urlsplit
 from flask import Flask, Response, request
 
 from ._model import ApiModel
+from ._routes import rule_of
 from ._shapes import ApiRefusal, current
 from ._shapes import json_response as _json
-from ._routes import rule_of
 
 
 def _lifetime(model: ApiModel) -> int:

@@ -45,7 +45,7 @@ def listing_body(model: ApiModel, method: str, lp: str, paging: dict[str, Any]) 
                 body = self._request("GET", {lp}, params=self._list_params(filters, **{{"{pp}": page}})).json()
                 chunk = self._items(body)
                 items.extend(chunk)
-                if not chunk or {" or ".join(stop) or "False"}:
+                if {" or ".join(["not chunk", *stop])}:
                     return items
                 page += 1
         """
@@ -81,13 +81,15 @@ def listing_body(model: ApiModel, method: str, lp: str, paging: dict[str, Any]) 
     else:  # cursor
         cp = paging["cursor_param"]
         if paging.get("cursor_source") == "last_id":
-            nxt = f'chunk[-1]["{model.id_field}"] if chunk and self._meta(body, "{paging.get("more_key", "has_more")}") else None'
+            more = paging.get("more_key", "has_more")
+            nxt = f'chunk[-1]["{model.id_field}"] if chunk and self._meta(body, "{more}") else None'
         else:
             nxt = f'self._meta(body, "{paging["cursor_source"]}")'
         list_body = f"""
             items, cursor = [], None
             while True:
-                body = self._request("GET", {lp}, params=self._list_params(filters, **({{"{cp}": cursor}} if cursor else {{}}))).json()
+                params = self._list_params(filters, **({{"{cp}": cursor}} if cursor else {{}}))
+                body = self._request("GET", {lp}, params=params).json()
                 chunk = self._items(body)
                 items.extend(chunk)
                 cursor = {nxt}

@@ -9,8 +9,9 @@ changelog, a hint or a notice can use. Case 3 (repair) builds its releases and t
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ._model import ApiModel, model_from_document
 from ._shapes import filter_params
@@ -37,7 +38,8 @@ class Change:
         return {"aspect": self.aspect, "where": self.where, "old": self.old, "new": self.new, "text": self.text}
 
 
-def evolve(document: dict[str, Any], edit: Callable[[dict[str, Any]], None], release: str | None = None) -> dict[str, Any]:
+def evolve(document: dict[str, Any], edit: Callable[[dict[str, Any]], None], release: str | None = None) -> dict[str,
+                                                                                                                 Any]:
     """A new release: ``edit`` applied to a deep copy of ``document`` (and ``info.version`` set to ``release``)."""
     new = copy.deepcopy(document)
     edit(new)
@@ -77,7 +79,8 @@ def release_diff(old: dict[str, Any] | ApiModel, new: dict[str, Any] | ApiModel)
         for key in sorted(before.keys() | after.keys()):
             if before.get(key) != after.get(key):
                 name = "expiry" if key.startswith("expiry") else aspect
-                text = (f"{aspect} {key}: {before.get(key)!r} is now {after.get(key)!r}" if key in before and key in after
+                text = (f"{aspect} {key}: {before.get(key)!r} is now {after.get(key)!r}"
+                        if key in before and key in after
                         else f"{aspect} {key} {after.get(key)!r} is new" if key in after
                         else f"{aspect} {key} {before.get(key)!r} is gone")
                 changes.append(Change(name, key, before.get(key), after.get(key), text[0].upper() + text[1:] + "."))
@@ -97,14 +100,18 @@ def release_diff(old: dict[str, Any] | ApiModel, new: dict[str, Any] | ApiModel)
         what = _ROLE_WORDS.get(role, role).format(**words)
         if oa and ob and (oa.method, oa.path) != (ob.method, ob.path):
             changes.append(Change("operation", role, f"{oa.method} {oa.path}", f"{ob.method} {ob.path}",
-                                  f"The operation for {what} moved from {oa.method} {oa.path} to {ob.method} {ob.path}."))
+                                  f"The operation for {what} moved from {oa.method} {oa.path} "
+                                  f"to {ob.method} {ob.path}."))
         elif oa and ob and oa.success_status != ob.success_status:
             changes.append(Change("operation", role, oa.success_status, ob.success_status,
-                                  f"{what.capitalize()} now answers {ob.success_status} instead of {oa.success_status}."))
+                                  f"{what.capitalize()} now answers {ob.success_status} "
+                                  f"instead of {oa.success_status}."))
         elif oa is None and ob is not None:
-            changes.append(Change("operation", role, None, f"{ob.method} {ob.path}", f"New: {what} ({ob.method} {ob.path})."))
+            changes.append(Change("operation", role, None, f"{ob.method} {ob.path}",
+                                  f"New: {what} ({ob.method} {ob.path})."))
         elif ob is None and oa is not None:
-            changes.append(Change("operation", role, f"{oa.method} {oa.path}", None, f"Removed: {what} ({oa.method} {oa.path})."))
+            changes.append(Change("operation", role, f"{oa.method} {oa.path}", None,
+                                  f"Removed: {what} ({oa.method} {oa.path})."))
     changes += _fields("field", a.field_properties, b.field_properties, f"{_a(words['resource']).capitalize()} record")
     if "create" in a.operations and "create" in b.operations:
         (pa, ra), (pb, rb) = a.request_fields("create"), b.request_fields("create")
@@ -117,10 +124,10 @@ def release_diff(old: dict[str, Any] | ApiModel, new: dict[str, Any] | ApiModel)
         changes.append(Change("filter", name, name in a.filters, name in b.filters, text))
     pa, pb = filter_params(a), filter_params(b)
     for param in sorted(pb.keys() - pa.keys()):
-        old = next((p for p, f in pa.items() if f == pb[param]), None)
-        if old is not None:
-            changes.append(Change("filter", pb[param], old, param, f"Listing filters by {pb[param]} with the "
-                                  f"`{param}` parameter now; `{old}` is ignored."))
+        was = next((p for p, f in pa.items() if f == pb[param]), None)
+        if was is not None:
+            changes.append(Change("filter", pb[param], was, param, f"Listing filters by {pb[param]} with the "
+                                  f"`{param}` parameter now; `{was}` is ignored."))
     units_a, units_b = a.conventions.get("units", {}), b.conventions.get("units", {})
     for field in sorted(units_a.keys() | units_b.keys()):
         if units_a.get(field) != units_b.get(field):
@@ -144,7 +151,8 @@ def _fields(aspect: str, before: dict[str, Any], after: dict[str, Any], owner: s
             added.remove(twin)
             out.append(Change(aspect, twin, old_name, twin, f"{owner} calls {old_name} {twin} now."))
     out += [Change(aspect, k, _schema_words(before[k]), None, f"{owner} no longer has {k}.") for k in gone]
-    out += [Change(aspect, k, None, _schema_words(after[k]), f"{owner} has a new field {k} ({_schema_words(after[k])}).")
+    out += [Change(aspect, k, None, _schema_words(after[k]),
+                   f"{owner} has a new field {k} ({_schema_words(after[k])}).")
             for k in added]
     for k in before.keys() & after.keys():
         if _schema_words(before[k]) != _schema_words(after[k]):

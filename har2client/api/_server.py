@@ -41,7 +41,7 @@ class RunningServer:
     def close(self) -> None:
         self._server.close()
 
-    def __enter__(self) -> "RunningServer":
+    def __enter__(self) -> RunningServer:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -245,7 +245,8 @@ def record_session(model: ApiModel, instance: Instance, seed: int, *, profile: s
     if hidden and clue == "app_config":
         cap.app_config(hidden["name"])
     if hidden and clue == "other_host":
-        value = {"account": lambda: client.account(), "csrf": lambda: http.cookies.get(hidden.get("cookie", "csrftoken")),
+        value = {"account": lambda: client.account(), "csrf": lambda: http.cookies.get(hidden.get("cookie",
+                                                                                                  "csrftoken")),
                  "unique": lambda: uuid4_from(r), "digest": lambda: None}[hidden["check"]]()
         cap.other_host(hidden["name"], value, cap.page_path)
     cap.page(title, f"/{plural}")
@@ -277,8 +278,9 @@ def record_session(model: ApiModel, instance: Instance, seed: int, *, profile: s
         write = "POST" if "post" in hidden["on"] else "PATCH"
         url = model.server + (ops["list"].path if write == "POST" else
                               client._path(ops["get"], rows[0][model.id_field] if rows else "1"))
+        asked = ",".join(h.lower() for h in preflight_headers(model))
         http.options(url, headers={"Access-Control-Request-Method": write,
-                                   "Access-Control-Request-Headers": ",".join(h.lower() for h in preflight_headers(model)),
+                                   "Access-Control-Request-Headers": asked,
                                    "Sec-Fetch-Mode": "cors"})
     created: Any = None
     if "create" in session:

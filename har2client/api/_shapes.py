@@ -85,7 +85,8 @@ def _find_error_schema(model: ApiModel) -> dict[str, Any]:
 
 MESSAGE_KEYS = ("message", "detail", "description", "status_message", "errorSummary", "error", "title", "reason",
                 "errors", "errorMessages")
-STATUS_WORDS = {400: ("INVALID", "BAD", "invalid"), 401: ("AUTH", "auth", "UNAUTHORIZED"), 403: ("FORBIDDEN", "PERMISSION"),
+STATUS_WORDS = {400: ("INVALID", "BAD", "invalid"), 401: ("AUTH", "auth", "UNAUTHORIZED"), 403: ("FORBIDDEN",
+                                                                                                 "PERMISSION"),
                 404: ("NOT_FOUND", "not_found", "INVALID_REQUEST", "invalid_request"), 406: ("INVALID",)}
 
 

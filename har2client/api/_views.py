@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from flask import Response, request
 
@@ -41,6 +41,7 @@ def _check_params(model: ApiModel, names: dict[str, str], kwargs: dict[str, str]
 
 def _body(model: ApiModel, op: Operation) -> dict[str, Any]:
     media = op.request_media
+    raw: dict[str, Any]
     if media == "application/x-www-form-urlencoded":
         raw = request.form.to_dict()
     elif media == "query":
@@ -51,7 +52,7 @@ def _body(model: ApiModel, op: Operation) -> dict[str, Any]:
     if wrapper and media == "application/json":
         if not isinstance(raw.get(wrapper), dict):  # {"ticket": {...}}, {"profile": {...}}: required, as there
             raise ApiRefusal(400, f"The request body must hold the fields in a {wrapper!r} object")
-        raw = raw[wrapper]
+        raw = cast("dict[str, Any]", raw[wrapper])  # checked to be an object just above
     for old, new in model.conventions.get("request_aliases", {}).items():  # a renamed field's old name, still taken
         if old in raw and new not in raw:
             raw[new] = raw.pop(old)
@@ -151,6 +152,8 @@ def _view_update(model: ApiModel, op: Operation, names: dict[str, str], **kwargs
     if rid is None or inst.get(rid) is None:
         raise _missing(model, rid)
     row = inst.update(rid, _body(model, op))
+    if row is None:
+        raise _missing(model, rid)
     if op.success_status == 204:
         return _json(None, 204)
     return _record(model, op, row)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .._errors import EnvError
 from .._seeding import derive_seed
@@ -58,6 +59,7 @@ class Har2ClientEnv:
 
     case = "build"
     default_arm = "as_built"
+    source = "browser_har"  # the recording's kind: each environment says its own
 
     def __init__(self, *, split: str, curriculum: Curriculum, seed: int, arm: str | None, compact: bool,
                  grader: Grader | None) -> None:
@@ -151,7 +153,8 @@ class Har2ClientEnv:
             raise EnvError("the episode has ended (a submit ends it): call reset() for the next one")
         self._steps += 1
         if not isinstance(action, dict):
-            return self._bad(f"an action is a dict such as {{'type': 'submit', 'code': '...'}}, not {type(action).__name__}")
+            return self._bad(f"an action is a dict such as {{'type': 'submit', 'code': '...'}}, not "
+                             f"{type(action).__name__}")
         kind = action.get("type")
         if kind == "probe":
             observation, error = self._probe(action.get("request"))
@@ -188,7 +191,8 @@ class Har2ClientEnv:
             return fh.read()
 
     def state(self) -> dict[str, Any]:
-        return {"episode": self._episodes - 1 if self._task else None, "episode_seed": self._episode_seed if self._task else None,
+        return {"episode": self._episodes - 1 if self._task else None,
+                "episode_seed": self._episode_seed if self._task else None,
                 "task_id": self._task.task_id if self._task else None, "case": self.case, "arm": self.arm,
                 "split": self.split, "seed": self.seed, "steps": self._steps, "done": self._done,
                 "last_reward": self._last_reward, "curriculum": self.curriculum.describe(),
@@ -202,7 +206,7 @@ class Har2ClientEnv:
             if self._tasks is not None:
                 self._tasks.close()
 
-    def __enter__(self) -> "Har2ClientEnv":
+    def __enter__(self) -> Har2ClientEnv:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 from ..grading._batch import GradingPool
 from ..grading._code import grade_code
 
+
 class Grader:
     """Grades submissions for environments: inline (this thread) or on a shared :class:`GradingPool`.
 
@@ -21,13 +22,13 @@ class Grader:
         self.pool = pool
         self.isolation = pool.isolation if pool is not None else isolation
 
-    def submit(self, task_path: str, code: str, seed: int) -> "Future[dict[str, Any]]":
+    def submit(self, task_path: str, code: str, seed: int) -> Future[dict[str, Any]]:
         if self.pool is not None:
             return self.pool.submit(grade_code, task_path, code, seed, self.isolation)
         done: Future[dict[str, Any]] = Future()
         try:
             done.set_result(grade_code(task_path, code, seed, self.isolation))
-        except BaseException as exc:  # handed to whoever collects the grade
+        except BaseException as exc:  # noqa: BLE001 - handed to whoever collects the grade
             done.set_exception(exc)
         return done
 

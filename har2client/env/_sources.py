@@ -14,8 +14,8 @@ import os
 import random
 import shutil
 import tempfile
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Callable
 
 from .._errors import EnvError, Har2ClientError
 from .._seeding import derive_seed, rng

@@ -90,7 +90,8 @@ class TrafficToClientEnv(Har2ClientEnv):
             obs["tools"] = tools_for(self.probe_budget)
         if self._episode is not None and self.probe_budget:
             section = self._episode.practice_section()
-            obs["goal"], obs["prompt"] = f"{obs['goal'].rstrip()}\n\n{section}", f"{obs['prompt'].rstrip()}\n\n{section}"
+            obs["goal"] = f"{obs['goal'].rstrip()}\n\n{section}"
+            obs["prompt"] = f"{obs['prompt'].rstrip()}\n\n{section}"
             obs["practice"] = {"base_url": self._episode.base_url, "credentials": dict(self._episode.credentials)}
 
     def _grade(self, code: str) -> dict[str, Any]:

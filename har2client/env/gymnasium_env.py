@@ -1,7 +1,8 @@
 """Gymnasium adapter (``pip install 'har2client[gym]'``).
 
     import gymnasium as gym
-    import har2client.env.gymnasium_env  # registers the ids (or: gym.make("har2client.env.gymnasium_env:har2client/TrafficToClient-v0"))
+    import har2client.env.gymnasium_env  # registers the ids
+    # (or, without the import: gym.make("har2client.env.gymnasium_env:har2client/TrafficToClient-v0"))
 
     env = gym.make("har2client/TrafficToClient-v0", curriculum="L0")
     prompt, info = env.reset(seed=0)          # the prompt as text; info holds the observation dict

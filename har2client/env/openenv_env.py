@@ -17,7 +17,7 @@ a step out of order comes back as ``info["error"]``: the server never fails on w
 from __future__ import annotations
 
 import traceback
-from typing import Any, Dict, Optional
+from typing import Any
 
 from openenv.core.client_types import StepResult
 from openenv.core.env_client import EnvClient
@@ -46,8 +46,8 @@ class Har2ClientAction(Action):
 
 
 class Har2ClientObservation(Observation):
-    observation: Dict[str, Any] = Field(default_factory=dict, description="the environment's observation dict")
-    info: Dict[str, Any] = Field(default_factory=dict, description="the step's info (the grade after a submit)")
+    observation: dict[str, Any] = Field(default_factory=dict, description="the environment's observation dict")
+    info: dict[str, Any] = Field(default_factory=dict, description="the step's info (the grade after a submit)")
 
 
 class Har2ClientOpenEnv(Environment):
@@ -75,7 +75,8 @@ class Har2ClientOpenEnv(Environment):
             return RepairEnv(grader=self.grader, **kwargs)
         return TrafficToClientEnv(case=case, grader=self.grader, **kwargs)
 
-    def reset(self, seed: Optional[int] = None, episode_id: Optional[str] = None, **kwargs: Any) -> Har2ClientObservation:
+    def reset(self, seed: int | None = None, episode_id: str | None = None,
+              **kwargs: Any) -> Har2ClientObservation:
         unknown = sorted(set(kwargs) - set(SETTINGS))
         if unknown:
             return self._error(f"unknown reset settings: {', '.join(unknown)} (settings: {', '.join(SETTINGS)})")
@@ -96,7 +97,7 @@ class Har2ClientOpenEnv(Environment):
         self._episode_id, self._steps = episode_id, 0
         return Har2ClientObservation(observation=obs, info={"error": None}, done=False, reward=None)
 
-    def step(self, action: Har2ClientAction, timeout_s: Optional[float] = None, **kwargs: Any) -> Har2ClientObservation:
+    def step(self, action: Har2ClientAction, timeout_s: float | None = None, **kwargs: Any) -> Har2ClientObservation:
         if self.inner is None:
             return self._error("step before reset: reset first")
         self._steps += 1
@@ -110,7 +111,8 @@ class Har2ClientOpenEnv(Environment):
             return self._error(str(exc), done=True)
         except Exception as exc:  # noqa: BLE001 - one session's failure must not take the server down
             last = traceback.extract_tb(exc.__traceback__)[-1]
-            return self._error(f"internal error: {type(exc).__name__}: {exc} ({last.filename}:{last.lineno})", done=True)
+            return self._error(f"internal error: {type(exc).__name__}: {exc} ({last.filename}:{last.lineno})",
+                               done=True)
         return Har2ClientObservation(observation=out["observation"], info=out["info"], done=out["done"],
                                      reward=out["reward"])
 
@@ -143,14 +145,14 @@ def create_server(workers: int | None = None, max_sessions: int = 64, isolation:
 class Har2ClientEnvClient(EnvClient[Har2ClientAction, Har2ClientObservation, State]):
     """The client of :func:`create_server`'s sessions (async; ``.sync()`` for a blocking one)."""
 
-    def _step_payload(self, action: Har2ClientAction) -> Dict[str, Any]:
+    def _step_payload(self, action: Har2ClientAction) -> dict[str, Any]:
         return action.model_dump(exclude={"metadata"}, exclude_none=True)
 
-    def _parse_result(self, payload: Dict[str, Any]) -> StepResult[Har2ClientObservation]:
+    def _parse_result(self, payload: dict[str, Any]) -> StepResult[Har2ClientObservation]:
         obs = payload.get("observation", {})
         observation = Har2ClientObservation(observation=obs.get("observation", {}), info=obs.get("info", {}),
                                             done=payload.get("done", False), reward=payload.get("reward"))
         return StepResult(observation=observation, reward=payload.get("reward"), done=payload.get("done", False))
 
-    def _parse_state(self, payload: Dict[str, Any]) -> State:
+    def _parse_state(self, payload: dict[str, Any]) -> State:
         return State(**payload)

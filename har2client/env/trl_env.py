@@ -24,7 +24,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .._errors import EnvError
 from .._seeding import derive_seed
@@ -70,7 +71,8 @@ def build_train_tasks(out_dir: str, n: int, case: str = "build", curriculum: str
     return out_dir
 
 
-def task_rows(tasks: str, arm: str | None = None, compact: bool = True, system: str | None = SYSTEM) -> list[dict[str, Any]]:
+def task_rows(tasks: str, arm: str | None = None, compact: bool = True, system: str | None = SYSTEM) -> list[dict[str,
+                                                                                                                  Any]]:
     """One row per task directory in ``tasks``: ``prompt`` (system and user messages), ``task_id``, ``case``."""
     rows = []
     for path, meta in task_metas(tasks):
@@ -186,7 +188,8 @@ def make_investigate_environment(tasks: str, budget: int = 5, arm: str = "as_bui
             if "error" in result:
                 raise ValueError(result["error"])
             self.reward = float(result["pass_rate"])
-            return f"graded: {result['passed']} of {result['total']} hidden tests passed (pass_rate {result['pass_rate']})"
+            return (f"graded: {result['passed']} of {result['total']} hidden tests passed "
+                    f"(pass_rate {result['pass_rate']})")
 
         def get_reward(self) -> float:
             return self.reward

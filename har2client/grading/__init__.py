@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from ._result import GRADER_VERSION, SCORING_VERSION, GradeResult, TestResult
     from ._sandbox import Limits, Sandbox
 
-__all__ = ["GRADER_VERSION", "SCORING_VERSION", "GradeResult", "GradingPool", "HiddenTest", "Limits", "Sandbox", "TestResult", "grade",
+__all__ = ["GRADER_VERSION", "SCORING_VERSION", "GradeResult", "GradingPool", "HiddenTest", "Limits", "Sandbox",
+           "TestResult", "grade",
            "grade_all", "grade_code", "plan_jobs"]
 
 __getattr__ = lazy_exports(__name__, {

@@ -14,11 +14,12 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from multiprocessing import get_context
 from multiprocessing.util import Finalize
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from .._errors import Har2ClientError
 from ..tasks._task import Task, load_task
@@ -221,14 +222,14 @@ class GradingPool:
             for f in finished:
                 yield f.result()
 
-    def submit(self, fn: Callable[..., Any], /, *args: Any) -> "Future[Any]":
+    def submit(self, fn: Callable[..., Any], /, *args: Any) -> Future[Any]:
         """Run ``fn(*args)`` (a module-level function) on a worker, with its warm sandbox; thread-safe."""
         return self._pool.submit(fn, *args)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
 
-    def __enter__(self) -> "GradingPool":
+    def __enter__(self) -> GradingPool:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -335,7 +336,8 @@ def render_summary(summary: dict[str, Any]) -> str:
         for name, v in s["per_switch"].items():
             lines.append(f"  {name:<14} {v['mean_pass_rate']:.3f}  ({v['tasks']} tasks with it on)")
         if s["failed_tests_by_reason"]:
-            lines.append("  failed tests by reason: " + ", ".join(f"{k} {v}" for k, v in s["failed_tests_by_reason"].items()))
+            lines.append("  failed tests by reason: " + ", ".join(f"{k} {v}" for k,
+                                                                  v in s["failed_tests_by_reason"].items()))
     return "\n".join(lines)
 
 

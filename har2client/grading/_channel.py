@@ -114,7 +114,7 @@ class WorkerChannel:
             self.sock.settimeout(left)
             try:
                 chunk = self.sock.recv(1 << 16)
-            except socket.timeout:
+            except TimeoutError:
                 continue
             except OSError:
                 chunk = b""

@@ -12,15 +12,16 @@ from __future__ import annotations
 import os
 import secrets
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .._errors import ClientFileError, GradingError
 from .._seeding import rng
 from ..api import loopback_host
 from ..tasks._kinds import start_world
 from ..tasks._task import Task, load_task
-from ._result import NOT_RUN, GradeResult, TestResult
 from ._channel import WorkerChannel, WorkerFailure, WorkerTimeout
+from ._result import NOT_RUN, GradeResult, TestResult
 from ._sandbox import Limits, Sandbox, shared_sandbox
 from ._tests import KINDS, ClientRaised, Context, TestFailure, World
 
@@ -78,7 +79,8 @@ def grade(task: Task | str, client_path: str, *, seed: int | None = None, limits
         for test in tests:
             left = limits.task_seconds - (time.monotonic() - started)
             if left <= 0:
-                results.append(TestResult(test.name, False, f"the grade's time limit ({limits.task_seconds:g} s) ran out"))
+                results.append(TestResult(test.name, False,
+                                          f"the grade's time limit ({limits.task_seconds:g} s) ran out"))
                 continue
             if timeouts >= MAX_CONSECUTIVE_TIMEOUTS:
                 results.append(TestResult(test.name, False, TIMED_OUT_TWICE))

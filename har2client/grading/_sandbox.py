@@ -83,7 +83,7 @@ def _bwrap_sizes_tmpfs() -> bool:
     return (major, minor) >= (0, 7)
 
 
-_ALL: "weakref.WeakSet[Sandbox]" = weakref.WeakSet()
+_ALL: weakref.WeakSet[Sandbox] = weakref.WeakSet()
 _local = threading.local()
 
 
@@ -370,7 +370,7 @@ class Sandbox:
                 from ..api import listen_socket
 
                 box["sock"] = listen_socket(host)
-            except BaseException as exc:  # handed back to the judge's thread
+            except BaseException as exc:  # noqa: BLE001 - handed back to the judge's thread
                 box["error"] = exc
 
         t = threading.Thread(target=inside, name="netns-listen")
@@ -380,7 +380,7 @@ class Sandbox:
             raise GradingError(f"cannot listen inside the sandbox: {box['error']}")
         return box["sock"]
 
-    def spawn(self, limits: Limits) -> "WorkerChannel":
+    def spawn(self, limits: Limits) -> WorkerChannel:
         """Fork a worker; the client's source goes to it over its own socket (the ``load`` call)."""
         self.settle()
         if self._ctrl is None:

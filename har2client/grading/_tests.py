@@ -10,9 +10,9 @@ of its grading instance) and writes its own tests; nothing here knows a tier.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
-
+from typing import Any
 
 
 class TestFailure(Exception):

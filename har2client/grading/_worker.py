@@ -142,6 +142,7 @@ def serve(fd, client_path):
                 with open(client_path, "w", encoding="utf-8") as fh:
                     fh.write(msg["source"])
                 spec = importlib.util.spec_from_file_location("client", client_path)
+                assert spec is not None and spec.loader is not None  # a path ending in .py always has both
                 module = importlib.util.module_from_spec(spec)
                 sys.modules["client"] = module
                 spec.loader.exec_module(module)
@@ -162,7 +163,7 @@ def serve(fd, client_path):
         except NotPlainData as exc:
             reply.update(ok=False, error={"type": "NotPlainData", "mro": ["NotPlainData"],
                                           "message": f"the result is not plain data: {exc}"})
-        except BaseException as exc:  # SystemExit and KeyboardInterrupt from the client are failures too
+        except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt from the client are failures too
             reply.update(ok=False, error=describe(exc, display))
         try:
             write_frame(fd, reply)

@@ -62,8 +62,6 @@ def drop_privileges():
 
 drop_privileges()
 
-import _worker  # noqa: E402  (beside this file, imported by path on purpose)
-
 # What clients import, loaded once before any fork.
 import base64  # noqa: E402,F401
 import dataclasses  # noqa: E402,F401
@@ -75,9 +73,11 @@ import json as _json  # noqa: E402,F401
 import logging  # noqa: E402,F401
 import re  # noqa: E402,F401
 import typing  # noqa: E402,F401
-import urllib.parse  # noqa: E402,F401
-import urllib.request  # noqa: E402,F401
+import urllib.parse  # noqa: E402
+import urllib.request  # noqa: E402
 import uuid  # noqa: E402,F401
+
+import _worker  # type: ignore[import-not-found]  # noqa: E402  (beside this file, imported by path on purpose)
 
 for _name in ("httpx", "requests"):
     try:
@@ -102,7 +102,7 @@ def exercise_http_clients():
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(8)
-    url = "http://127.0.0.1:%d/" % listener.getsockname()[1]
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/"
     pid = os.fork()
     if pid == 0:  # the canned responder: three connections, then gone
         try:
@@ -120,17 +120,17 @@ def exercise_http_clients():
 
         with httpx.Client(timeout=2) as c:
             c.get(url).json()
-    except Exception:
+    except Exception:  # noqa: BLE001 - a warm-up that fails leaves that library cold, nothing worse
         pass
     try:
         import requests
 
         requests.get(url, timeout=2).json()
-    except Exception:
+    except Exception:  # noqa: BLE001 - as above
         pass
     try:
         urllib.request.urlopen(url, timeout=2).read()
-    except Exception:
+    except Exception:  # noqa: BLE001 - as above
         pass
     os.waitpid(pid, 0)
 
@@ -360,7 +360,7 @@ def fork_worker(ctrl, msg, fd):
         try:
             ctrl.close()
             run_worker(msg, fd)
-        except BaseException:
+        except BaseException:  # noqa: BLE001 - whatever ends a worker, its process exits with a code, never returns
             code = 70
         finally:
             os._exit(code)

@@ -164,7 +164,9 @@ def _entry(e: Any, i: int, source: str, base_dir: str | None = None) -> Entry:
     response = Response(status=status, status_text=_text(resp.get("statusText")),
                         http_version=_text(resp.get("httpVersion")),
                         headers=_headers(resp.get("headers"), f"{where}: response"))
-    content = resp.get("content") if isinstance(resp.get("content"), dict) else {}
+    content = resp.get("content")
+    if not isinstance(content, dict):
+        content = {}
     response.mime_type = _text(content.get("mimeType"))
     size = content.get("size")
     response.body_size = size if isinstance(size, int) and not isinstance(size, bool) else -1
@@ -186,7 +188,9 @@ def _entry(e: Any, i: int, source: str, base_dir: str | None = None) -> Entry:
     elif response.body_size > 0:
         response.body_note = "not recorded"  # Playwright's omit mode, or an exporter told to leave bodies out
 
-    timings = e.get("timings") if isinstance(e.get("timings"), dict) else {}
+    timings = e.get("timings")
+    if not isinstance(timings, dict):
+        timings = {}
     try:
         time_ms = float(e.get("time", 0) or 0)
     except (TypeError, ValueError, OverflowError):

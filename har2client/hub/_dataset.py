@@ -16,11 +16,12 @@ never published, so its hidden part cannot be regenerated from the public code.
 from __future__ import annotations
 
 import json
-from importlib import resources
 import os
 import shutil
 import tempfile
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from importlib import resources
+from typing import Any
 
 from .._errors import Har2ClientError
 
@@ -194,9 +195,10 @@ extra_gated_fields:
 # HAR2Client: hidden grading part
 
 One folder per task, `tasks/<task_id>/`: the task's `task.json`, its API description (`openapi.yaml`:
-OpenAPI 3 with the `x-har2client` conventions, for both tiers), `tests.json`, `grading.json` and `reference_client.py`. The public
-tasks are in the companion dataset. `har2client pull TASK_ID --source ORG/NAME` fetches one task's files
-from both and `har2client grade TASK_ID client.py` grades a client on it.
+OpenAPI 3 with the `x-har2client` conventions, for both tiers), `tests.json`, `grading.json` and
+`reference_client.py`. The public tasks are in the companion dataset.
+`har2client pull TASK_ID --source ORG/NAME` fetches one task's files from both and
+`har2client grade TASK_ID client.py` grades a client on it.
 """
 
 
@@ -220,15 +222,16 @@ def _check_target(folder: str, overwrite: bool) -> None:
 def _task_batches(work: str, secret: int | None, train: int, task_dirs: list[str] | None,
                   say: Callable[[str], None]) -> Iterator[tuple[str, list[str]]]:
     """(split, task directories) a batch at a time; each batch's files are deleted once the next is asked for."""
-    from ..tiera import build_tiera
     from ..repair import REPAIR_SIZE, build_repair
+    from ..tiera import build_tiera
     from ..tierb import TIERB_SIZE, build_investigate, build_tierb
 
     if task_dirs:
         for d in task_dirs:
             if not os.path.isdir(d):
                 raise Har2ClientError(f"{d}: no such directory of tasks")
-            found = [os.path.join(d, t) for t in sorted(os.listdir(d)) if os.path.isfile(os.path.join(d, t, "task.json"))]
+            found = [os.path.join(d, t) for t in sorted(os.listdir(d)) if os.path.isfile(os.path.join(d, t,
+                                                                                                      "task.json"))]
             if not found:
                 raise Har2ClientError(f"{d}: holds no task directories (no */task.json)")
             yield "test", found
@@ -249,7 +252,9 @@ def _task_batches(work: str, secret: int | None, train: int, task_dirs: list[str
             s = PUBLIC_TRAIN_SEED + n
             batch = os.path.join(work, "train", name, str(s))
             if name in ("tierB", "investigate", "repair"):
-                build = {"tierB": build_tierb, "investigate": build_investigate, "repair": build_repair}[name]
+                builders: dict[str, Callable[..., list[str]]] = {
+                    "tierB": build_tierb, "investigate": build_investigate, "repair": build_repair}
+                build = builders[name]
                 size = REPAIR_SIZE if name == "repair" else TIERB_SIZE
                 paths = build(batch, s, limit=min(size, train - made), id_prefix=f"s{s}_")
             else:
@@ -339,7 +344,8 @@ def find_row(public_dir: str, task_id: str) -> dict[str, Any]:
                 try:
                     table = pq.read_table(path)
                 except (pa.ArrowInvalid, OSError) as exc:
-                    raise Har2ClientError(f"{path}: not a readable Parquet file ({str(exc).splitlines()[0][:160]})") from None
+                    raise Har2ClientError(f"{path}: not a readable Parquet file "
+                                          f"({str(exc).splitlines()[0][:160]})") from None
                 ids = table.column("task_id").to_pylist()
                 if task_id in ids:
                     return table.slice(ids.index(task_id), 1).to_pylist()[0]

@@ -64,7 +64,7 @@ def publish(folder: str, repo: str, hidden_repo: str, *, dry_run: bool = False, 
     except HfHubHTTPError as exc:
         status = exc.response.status_code if exc.response is not None else None
         why = {401: "the token was refused", 403: "the token cannot write to this organisation"}.get(
-            status, str(exc).splitlines()[0])
+            status or 0, str(exc).splitlines()[0])
         raise Har2ClientError(f"publishing to the Hub failed: {why}") from None
     except ValueError as exc:  # huggingface_hub's word for a card the Hub rejects, or an answer it cannot read
         raise Har2ClientError(f"publishing to the Hub failed: {' '.join(str(exc).split())[:300]}") from None
@@ -75,7 +75,8 @@ def _need_hub() -> None:
     try:
         import huggingface_hub  # noqa: F401
     except ImportError:
-        raise Har2ClientError("talking to the Hugging Face Hub needs the hub extra: pip install 'har2client[hub]'") from None
+        raise Har2ClientError("talking to the Hugging Face Hub needs the hub extra: pip install "
+                              "'har2client[hub]'") from None
 
 
 def _cache_root() -> str:
@@ -128,16 +129,17 @@ def pull(task_id: str, source: str | None = None, hidden_source: str | None = No
 def _download(repo: str, patterns: list[str]) -> str:
     _need_hub()
     from huggingface_hub import snapshot_download
-    from huggingface_hub.errors import (GatedRepoError, HfHubHTTPError, LocalEntryNotFoundError,
-                                        RepositoryNotFoundError)
+    from huggingface_hub.errors import GatedRepoError, HfHubHTTPError, LocalEntryNotFoundError, RepositoryNotFoundError
 
     try:
         return snapshot_download(repo_id=repo, repo_type="dataset", allow_patterns=patterns)
     except GatedRepoError:
         raise Har2ClientError(f"{repo} is gated and this account has not been granted access: request it at "
-                              f"https://huggingface.co/datasets/{repo} and log in (HF_TOKEN or `hf auth login`)") from None
+                              f"https://huggingface.co/datasets/{repo} and log in (HF_TOKEN or `hf auth "
+                              "login`)") from None
     except RepositoryNotFoundError:
-        raise Har2ClientError(f"{repo}: no such dataset on the Hub (or it is private and your token cannot see it)") from None
+        raise Har2ClientError(f"{repo}: no such dataset on the Hub (or it is private and your token cannot see "
+                              "it)") from None
     except LocalEntryNotFoundError:
         raise Har2ClientError(f"{repo}: cannot reach the Hub and nothing is cached (are you offline?)") from None
     except HfHubHTTPError as exc:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -93,7 +94,8 @@ class InvestigateEpisode:
     # -- the record -------------------------------------------------------------------------
 
     def message(self, role: str, content: str | None, tool_calls: list[dict[str, Any]] | None = None,
-                reasoning: str | None = None, tokens: dict[str, int] | None = None, seconds: float | None = None) -> None:
+                reasoning: str | None = None, tokens: dict[str, int] | None = None,
+                seconds: float | None = None) -> None:
         line: dict[str, Any] = {"kind": "message", "turn": self.turn, "role": role, "content": content}
         if tool_calls:
             line["tool_calls"] = tool_calls
@@ -156,7 +158,8 @@ class InvestigateEpisode:
             return {"error": "url must be an absolute URL on the practice server"}
         headers, query = args.get("headers") or {}, args.get("query") or {}
         for what, value in (("headers", headers), ("query", query)):
-            if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+            if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k,
+                                                      v in value.items()):
                 return {"error": f"{what} must be an object of strings"}
         try:
             target = httpx.URL(url)

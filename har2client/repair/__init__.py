@@ -3,8 +3,8 @@
 from ._changes import CHANGES, KINDS, LOUD, SILENT, NotApplicable, apply_change
 
 __all__ = ["CHANGES", "KINDS", "LOUD", "NotApplicable", "SILENT", "apply_change"]
-from ._build import REPAIR_SIZE, build_repair, build_repair_task, plan_repair  # noqa: E402
-from ._contract import ContractWorld, repaired_source  # noqa: E402
+from ._build import REPAIR_SIZE, build_repair, build_repair_task, plan_repair
+from ._contract import ContractWorld, repaired_source
 
 __all__ += ["ContractWorld", "REPAIR_SIZE", "build_repair", "build_repair_task", "plan_repair", "repaired_source"]
 from ._score import repair_breakdown, repair_scores  # noqa: E402

@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 import random
 import shutil
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .._seeding import derive_seed, rng
 from ..api._instance import instance_seed
@@ -81,8 +82,9 @@ def change_phrase(kind: str, v1: ApiModel, v2: ApiModel) -> str:
 def _as_shipped(source: str, v1: ApiModel) -> str:
     """The old client as its users have it: its docstring says what it is for, not how it was made."""
     first, rest = source.split("\n", 1)
-    return f'"""A Python client for the {v1.api}, written for its first release."""\n' + rest if first.startswith('"""') \
-        else source
+    if not first.startswith('"""'):
+        return source
+    return f'"""A Python client for the {v1.api}, written for its first release."""\n' + rest
 
 
 def _release(v1_doc: dict[str, Any], kinds: list[str], r: random.Random) -> dict[str, Any]:
@@ -122,7 +124,8 @@ def build_repair_task(family: TaskConfig, kinds: list[str], out_dir: str, task_i
     if variant == "misleading":
         failure = _MISLEADING + failure
     rec_seed = instance_seed(task_seed, "recording")
-    roles = {"": ("get", "create"), "partial": (), "misleading": ("get", "create"), "terse": (), "sdk": ("get", "create")}
+    roles = {"": ("get", "create"), "partial": (), "misleading": ("get", "create"), "terse": (), "sdk": ("get",
+                                                                                                         "create")}
     write_har(record_session(v2, recording_instance(v2, rec_seed), rec_seed, roles=roles[variant]),
               os.path.join(tdir, "recording.har"))
     goal = goal_markdown(v1, task_id, CALL_SECONDS, TASK_SECONDS)
@@ -134,7 +137,8 @@ def build_repair_task(family: TaskConfig, kinds: list[str], out_dir: str, task_i
     write_text(os.path.join(tdir, "arms/placebo/goal.md"), goal_with_note(goal, placebo_sentence(len(hint), task_seed)))
     write_text(os.path.join(tdir, "arms/notice/goal.md"), goal_with_note(goal, NOTICE))
     loud = [k for k in kinds if k in LOUD]
-    arms = {arm: {"goal": goal_file, "recording": "recording.har", "client_v1": "client_v1.py", "failure": "failure.txt"}
+    arms = {arm: {"goal": goal_file, "recording": "recording.har", "client_v1": "client_v1.py",
+                  "failure": "failure.txt"}
             for arm, goal_file in (("base", "goal.md"), ("hint", "arms/hint/goal.md"),
                                    ("placebo", "arms/placebo/goal.md"), ("notice", "arms/notice/goal.md"))}
     write_json(os.path.join(tdir, "task.json"), {
@@ -179,7 +183,8 @@ def plan_repair(seed: int) -> list[tuple[TaskConfig, list[str], str]]:
         families.append(best)
     missing = set(KINDS) - {k for _, kinds in families for k in kinds}
     if missing or len(families) < FAMILIES:
-        raise NotApplicable(f"seed {seed}: no {FAMILIES} base APIs take every kind of change (missing {sorted(missing)})")
+        raise NotApplicable(f"seed {seed}: no {FAMILIES} base APIs take every kind of change (missing "
+                            f"{sorted(missing)})")
     families.sort(key=lambda f: f[0].index)
     plan: list[tuple[TaskConfig, list[str], str]] = []
     singles = list(KINDS) + [KINDS[r.randrange(len(KINDS))] for _ in range(4)]

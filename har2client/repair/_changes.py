@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import copy
 import random
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..api._model import model_from_document
 
@@ -127,7 +128,8 @@ def request_wrapped(doc: dict[str, Any], r: random.Random) -> dict[str, Any]:
     for item in doc["paths"].values():
         for method in ("post", "patch", "put"):
             body = item.get(method, {}).get("requestBody", {}).get("content", {}).get("application/json")
-            if body and item[method].get("operationId") in (x["operations"].get("create"), x["operations"].get("update")):
+            if body and item[method].get("operationId") in (x["operations"].get("create"),
+                                                            x["operations"].get("update")):
                 body["schema"] = {"type": "object", "required": [key], "properties": {key: body["schema"]}}
     return doc
 
@@ -163,7 +165,7 @@ def envelope_changed(doc: dict[str, Any], r: random.Random) -> dict[str, Any]:
     env["list"], env["single"] = new_key, new_key
     ops = {op: role for role, op in x["operations"].items()}
     for item in doc["paths"].values():
-        for method, op in item.items():
+        for op in item.values():
             role = ops.get(op.get("operationId")) if isinstance(op, dict) else None
             if role is None:
                 continue

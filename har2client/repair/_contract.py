@@ -67,6 +67,7 @@ def repaired_source(v2: ApiModel, renames: dict[str, str]) -> str:
     names = [f"list_{v2.plural}", f"get_{v2.resource}"] + [f"{role}_{v2.resource}" for role in ("create", "update")
                                                           if role in v2.operations]
     to_new = {old: new for new, old in renames.items()}
+    formats = {renames.get(f, f): v2.field_properties.get(f, {}).get("format", "") for f in units}
     return source.rstrip() + f'''
 
 
@@ -88,11 +89,12 @@ def _contract(record):
         elif unit == "epoch_from_date" and isinstance(value, int):
             import datetime
             moment = datetime.datetime.fromtimestamp(value, datetime.timezone.utc)
-            out[name] = moment.date().isoformat() if _FORMATS.get(name) == "date" else moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+            date_only = _FORMATS.get(name) == "date"
+            out[name] = moment.date().isoformat() if date_only else moment.strftime("%Y-%m-%dT%H:%M:%SZ")
     return out
 
 
-_FORMATS = {{{", ".join(f"{renames.get(f, f)!r}: {v2.field_properties.get(f, {}).get('format', '')!r}" for f in units)}}}
+_FORMATS = {formats!r}
 
 
 def _speaking_the_contract(method):

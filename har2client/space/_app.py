@@ -55,7 +55,8 @@ def build_app(results: str | None = None, tasks: str | None = None, episodes: st
                 case = gr.Dropdown([ANY, "build", "investigate", "repair"], value=ANY, label="case", elem_id="h2c-case")
                 arm = gr.Dropdown([ANY, "as_built", "hint", "placebo", "evidence", "base", "notice"], value=ANY,
                                   label="arm", elem_id="h2c-arm")
-                switch = gr.Dropdown([ANY, *index.switch_names()], value=ANY, label="switch (published configurations only)",
+                switch = gr.Dropdown([ANY, *index.switch_names()], value=ANY,
+                                     label="switch (published configurations only)",
                                      elem_id="h2c-switch", interactive=index.public_switches)
             found = gr.Dropdown(index.find(), label=f"tasks ({len(index.cards)})", elem_id="h2c-found")
             shown_arm = gr.Radio([], label="arm shown", elem_id="h2c-shown-arm")
@@ -77,7 +78,8 @@ def build_app(results: str | None = None, tasks: str | None = None, episodes: st
                     return gr.update(), "", v["error"], "", "", ""
                 note_text = f"**Note of the {v['arm']} arm:** {v['note']}" if v["note"] else f"Arm {v['arm']}: no note."
                 if v["switches"]:
-                    note_text += "\n\nSwitches on: " + ", ".join(f"{k} ({val})" for k, val in sorted(v["switches"].items()))
+                    note_text += "\n\nSwitches on: " + ", ".join(f"{k} ({val})" for k,
+                                                                 val in sorted(v["switches"].items()))
                 extra_text = "\n\n".join(f"# --- {k} ---\n{txt}" for k, txt in v["extra"].items())
                 return (gr.update(choices=v["arms"], value=v["arm"]), note_text, v["goal"], "\n".join(v["requests"]),
                         v["excerpt"], extra_text)
@@ -112,7 +114,8 @@ def build_app(results: str | None = None, tasks: str | None = None, episodes: st
                     return "No episode loaded.", "", "", "", None, "", None
                 s = st["steps"][st["i"]]
                 return (f"step {st['i'] + 1} of {len(st['steps'])}", f"### {s['title']}", s.get("text", ""),
-                        s.get("reasoning") or "", {"request": s["request"], "answer": s["answer"]} if "request" in s else None,
+                        s.get("reasoning") or "", {"request": s["request"],
+                                                   "answer": s["answer"]} if "request" in s else None,
                         s.get("code") or "", pd.DataFrame(s["tests"], columns=["hidden test", "result", "error"])
                         if s.get("tests") else None)
 
@@ -165,7 +168,8 @@ def build_app(results: str | None = None, tasks: str | None = None, episodes: st
                                  sorted(index.cards))
                 except Har2ClientError as exc:
                     return f"**Not queued:** {exc}", status_rows(db)
-                return f"Queued as submission {sid} ({len(codes)} clients for {len(index.cards)} tasks).", status_rows(db)
+                queued = f"Queued as submission {sid} ({len(codes)} clients for {len(index.cards)} tasks)."
+                return queued, status_rows(db)
 
             send.click(do_submit, [model_name, upload], [message, queue])
             refresh.click(lambda: status_rows(db), None, queue)
@@ -173,7 +177,8 @@ def build_app(results: str | None = None, tasks: str | None = None, episodes: st
 
         with gr.Tab("Charts", id="charts"):
             data = chart_rows(summaries)
-            effort = pd.DataFrame(data["effort"] or [], columns=["model", "effort", "benchmark", "information", "pass_rate"])
+            effort = pd.DataFrame(data["effort"] or [], columns=["model", "effort", "benchmark", "information",
+                                                                 "pass_rate"])
             order = [e for e in ("none", "low", "medium", "high") if e in set(effort["effort"])]
             mean = (effort.groupby(["effort", "information"], as_index=False)["pass_rate"].mean()
                     if len(effort) else effort)
@@ -185,11 +190,13 @@ def build_app(results: str | None = None, tasks: str | None = None, episodes: st
                 switches = switches.groupby(["switch", "setting"], as_index=False)["pass_rate"].mean()
                 switches["bar"] = switches["switch"] + " / " + switches["setting"]
             gr.ScatterPlot(effort, x="effort", y="pass_rate", color="information", sort=order or None,
-                           title="Effort against extra information (without: the base arm; with: hint, evidence or probes)",
+                           title="Effort against extra information (without: the base arm; with: hint, evidence or "
+                                 "probes)",
                            elem_id="h2c-chart-effort")
             gr.BarPlot(mean, x="bar" if len(mean) else "effort", y="pass_rate", color="information",
                        sort=[b for b in bars if len(mean) and b in set(mean["bar"])] or None,
-                       title="Mean pass rate by effort, without and with the extra information", elem_id="h2c-chart-bars")
+                       title="Mean pass rate by effort, without and with the extra information",
+                       elem_id="h2c-chart-bars")
             gr.BarPlot(switches, x="bar" if len(switches) else "switch", y="pass_rate", color="setting",
                        title="Pass rate by switch (tasks with it on), per setting", elem_id="h2c-chart-switch",
                        x_label_angle=-30)
@@ -199,7 +206,12 @@ def build_app(results: str | None = None, tasks: str | None = None, episodes: st
 def start_worker(db: str, tasks: str, workers: int = 1) -> "subprocess.Popen[bytes]":
     proc = subprocess.Popen([sys.executable, "-m", "har2client.space._worker", "--db", db, "--tasks", tasks,
                              "--workers", str(workers)])
-    atexit.register(lambda: proc.poll() is None and proc.terminate())
+
+    def stop() -> None:
+        if proc.poll() is None:
+            proc.terminate()
+
+    atexit.register(stop)
     return proc
 
 

@@ -35,12 +35,14 @@ def read_episode_file(path: str) -> list[dict[str, Any]]:
 
 def steps(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The episode as steps: each message, each tool call with its answer, and the end with the grade."""
-    out = []
+    out: list[dict[str, Any]] = []
     for line in lines:
         kind = line["kind"]
         if kind == "start":
-            out.append({"title": f"Episode of {line.get('task_id')}: arm {line.get('arm')}, budget {line.get('budget')}",
-                        "text": f"Tools: {', '.join(line.get('tools', []))}. Policy or model: {line.get('policy') or '?'}."})
+            out.append({"title": f"Episode of {line.get('task_id')}: arm {line.get('arm')}, budget "
+                                 f"{line.get('budget')}",
+                        "text": f"Tools: {', '.join(line.get('tools', []))}. Policy or model: "
+                                f"{line.get('policy') or '?'}."})
         elif kind == "message":
             calls = line.get("tool_calls") or []
             text = line.get("content") or ""

@@ -85,7 +85,8 @@ class TaskIndex:
         requests = [f"{e.request.method} {e.request.url.split('?')[0]} -> {e.response.status}" for e in rec.entries]
         excerpt = render_compact(rec)
         if len(excerpt) > EXCERPT_CHARS:
-            excerpt = excerpt[:EXCERPT_CHARS] + f"\n[... {len(excerpt) - EXCERPT_CHARS} more characters in the full recording]"
+            more = len(excerpt) - EXCERPT_CHARS
+            excerpt = excerpt[:EXCERPT_CHARS] + f"\n[... {more} more characters in the full recording]"
         note = ""
         if NOTE in goal:
             note = goal.split(NOTE, 1)[1].strip().split("\n\n", 1)[0]

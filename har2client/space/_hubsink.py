@@ -25,7 +25,7 @@ class HubSink:
             self.api.create_repo(repo, repo_type="dataset", private=True, exist_ok=True)
 
     @classmethod
-    def from_env(cls) -> "HubSink | None":
+    def from_env(cls) -> HubSink | None:
         token, req, res = (os.environ.get(k) for k in ("HF_TOKEN", "H2C_REQUESTS_REPO", "H2C_RESULTS_REPO"))
         if not (token and req and res):
             return None
@@ -41,13 +41,16 @@ class HubSink:
         request = {"id": sid, "model": submission["model"], "user": submission["user"], "status": submission["status"],
                    "submitted_time": submission["created"], "tasks": submission["tasks"], "error": submission["error"],
                    "scoring_version": SCORING_VERSION}
-        self.api.upload_file(path_or_fileobj=json.dumps(request, indent=2).encode(), path_in_repo=f"requests/{sid}.json",
+        self.api.upload_file(path_or_fileobj=json.dumps(request, indent=2).encode(),
+                             path_in_repo=f"requests/{sid}.json",
                              repo_id=self.requests_repo, repo_type="dataset",
                              commit_message=f"submission {sid}: {submission['status']}")
         if submission["status"] == "finished" and results is not None:
-            body = {"config": {"model_name": submission["model"], "submission": sid, "scoring_version": SCORING_VERSION},
+            body = {"config": {"model_name": submission["model"], "submission": sid,
+                               "scoring_version": SCORING_VERSION},
                     "results": {"mean_pass_rate": submission["mean_pass_rate"],
                                 "tasks": {r["task_id"]: r["pass_rate"] for r in results}}}
-            self.api.upload_file(path_or_fileobj=json.dumps(body, indent=2).encode(), path_in_repo=f"results/{sid}.json",
+            self.api.upload_file(path_or_fileobj=json.dumps(body, indent=2).encode(),
+                                 path_in_repo=f"results/{sid}.json",
                                  repo_id=self.results_repo, repo_type="dataset",
                                  commit_message=f"results of submission {sid}")

@@ -37,7 +37,10 @@ SORT_JS = """
     const table = button.closest("table");
     const col = Number(button.dataset.col);
     const descending = button.dataset.order !== "desc";
-    table.querySelectorAll("th button").forEach((b) => { b.dataset.order = ""; b.closest("th").removeAttribute("aria-sort"); });
+    table.querySelectorAll("th button").forEach((b) => {
+      b.dataset.order = "";
+      b.closest("th").removeAttribute("aria-sort");
+    });
     button.dataset.order = descending ? "desc" : "asc";
     button.closest("th").setAttribute("aria-sort", descending ? "descending" : "ascending");
     const body = table.tBodies[0];
@@ -137,8 +140,9 @@ def chart_rows(summaries: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]
     for (setting, bench), c in cells.items():
         effort = c.get("effort") or "none"
         arm = c.get("arm") or ""
+        probed = c.get("case") == "investigate" and c.get("probes")
         effort_rows.append({"model": c.get("model", setting), "effort": effort, "benchmark": bench,
-                            "information": "with" if arm in info_arms or (c.get("case") == "investigate" and c.get("probes")) else "without",
+                            "information": "with" if arm in info_arms or probed else "without",
                             "pass_rate": c["pass_rate"]})
         for name, v in (c.get("breakdown", {}).get("switch") or {}).items():
             switch_rows.append({"setting": setting, "switch": name, "pass_rate": v["pass_rate"], "benchmark": bench})

@@ -88,7 +88,8 @@ def parse_upload(filename: str, data: bytes, task_ids: set[str]) -> tuple[str | 
             model = model or (row.get("model") if isinstance(row.get("model"), str) else None)
     unknown = sorted(set(codes) - task_ids)
     if unknown:
-        raise Har2ClientError(f"{name}: no such tasks here: {', '.join(unknown[:5])}{' ...' if len(unknown) > 5 else ''}")
+        raise Har2ClientError(f"{name}: no such tasks here: "
+                              f"{', '.join(unknown[:5])}{' ...' if len(unknown) > 5 else ''}")
     if not codes:
         raise Har2ClientError(f"{name}: holds no clients (a JSONL of task_id, model, code; or a zip of TASK_ID.py)")
     return model, codes
@@ -109,7 +110,8 @@ def submit(db: str, user: str, model: str, filename: str, codes: dict[str, str],
                                   f"{MAX_PER_USER_PER_DAY}")
         cur = conn.execute("INSERT INTO submissions (user, model, filename, created, status, tasks) "
                            "VALUES (?, ?, ?, ?, 'pending', ?)", (user, model, filename, now, len(task_ids)))
-        sid = int(cur.lastrowid)
+        sid = cur.lastrowid
+        assert sid is not None  # an INSERT always sets it
         conn.executemany("INSERT INTO predictions (submission_id, task_id, code) VALUES (?, ?, ?)",
                          [(sid, t, codes.get(t, "")) for t in task_ids])
         conn.execute("COMMIT")
@@ -123,7 +125,8 @@ def status_rows(db: str, limit: int = 50) -> list[list[Any]]:
     try:
         rows = conn.execute("SELECT s.id, s.user, s.model, s.status, "
                             "(SELECT COUNT(*) FROM results r WHERE r.submission_id = s.id) AS graded, s.tasks, "
-                            "s.mean_pass_rate, s.error FROM submissions s ORDER BY s.id DESC LIMIT ?", (limit,)).fetchall()
+                            "s.mean_pass_rate, s.error FROM submissions s ORDER BY s.id DESC LIMIT ?", (limit,
+                                                                                                        )).fetchall()
     finally:
         conn.close()
     # every cell a string: a table whose column changes type between refreshes does not render

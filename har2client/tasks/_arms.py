@@ -46,7 +46,8 @@ def hint_sentence(model: ApiModel) -> str:
         if check == "unique":
             return f"Every POST needs an `{name}` header with a new unique value (a UUID) each time."
         if check == "digest":
-            return f"Requests with a body need a `{name}` header: `sha-256=:` and the body's SHA-256 in base64, then `:`."
+            return (f"Requests with a body need a `{name}` header: "
+                    "`sha-256=:` and the body's SHA-256 in base64, then `:`.")
         methods = "/".join(m.upper() for m in rule["on"])
         return f"{methods} requests need a `{name}` header holding the `{rule['value']}` the client is given."
     expiry = model.expiry
@@ -62,9 +63,11 @@ def hint_sentence(model: ApiModel) -> str:
         source = "the last record's id" if p.get("cursor_source") == "last_id" else f"`{pre}{p['cursor_source']}`"
         return f"Lists come a page at a time: pass {source} back as `{p['cursor_param']}` until no more come."
     if p["style"] == "page":
-        return f"Lists come a page at a time: ask for `{p.get('page_param', 'page')}` 2, 3 and on until a page is empty."
+        return (f"Lists come a page at a time: ask for `{p.get('page_param', 'page')}` 2, 3 and on "
+                "until a page is empty.")
     if p["style"] == "offset":
-        return f"Lists come a page at a time: move `{p['offset_param']}` on by the records received until none come back."
+        return (f"Lists come a page at a time: move `{p['offset_param']}` on by the records received "
+                "until none come back.")
     if p["style"] == "link":
         return 'Lists come a page at a time: follow the `Link` header\'s `rel="next"` URL until there is none.'
     if p["style"] == "next_url":
@@ -85,7 +88,8 @@ def hint_sentence(model: ApiModel) -> str:
     if style == "oauth2_client_credentials":
         return "Get a token with the OAuth 2.0 client-credentials grant and send it as `Authorization: Bearer <token>`."
     if style in ("header_key", "vendor"):
-        return f"Send the API key in the `{auth['header']}` header{' after `' + auth['prefix'] + '`' if auth.get('prefix') else ''}."
+        after = f" after `{auth['prefix']}`" if auth.get("prefix") else ""
+        return f"Send the API key in the `{auth['header']}` header{after}."
     if style == "query_key":
         return f"Send the API key as the `{auth['param']}` query parameter."
     if style == "basic":

@@ -61,7 +61,8 @@ def build_api_task(model: ApiModel, out_dir: str, task_id: str, task_seed: int, 
     hint = hint_sentence(model)
     write_text(os.path.join(tdir, "goal.md"), goal)
     write_text(os.path.join(tdir, arms["hint"]["goal"]), goal_with_note(goal, hint))
-    write_text(os.path.join(tdir, arms["placebo"]["goal"]), goal_with_note(goal, placebo_sentence(len(hint), task_seed)))
+    write_text(os.path.join(tdir, arms["placebo"]["goal"]), goal_with_note(goal, placebo_sentence(len(hint),
+                                                                                                  task_seed)))
     on = conventions_on(model)
     write_json(os.path.join(tdir, "task.json"), {  # nothing here says how hard the API is (no level)
         "task_id": task_id, "case": case, **meta, "observation_format": "har", "arms": arms,

@@ -108,7 +108,8 @@ def closing_sections(call_seconds: float, task_seconds: float) -> list[str]:
         "## Rules", "",
         "- Use only the Python standard library, `httpx` and `requests`.",
         "- Return plain data: `dict`, `list`, `str`, `int`, `float`, `bool`, `None`.",
-        f"- Each call must finish within {call_seconds:g} seconds, and all calls of a grade within {task_seconds:g} seconds. "
+        f"- Each call must finish within {call_seconds:g} seconds, and all calls of a grade within {task_seconds:g} "
+        "seconds. "
         "If two tests in a row time out, the remaining tests are not run and fail.",
         "- The grader calls your methods on new `Client` objects, one per test, and checks the answers "
         "against the server's own data.",

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import importlib
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .._errors import TaskError
 from ._task import Task

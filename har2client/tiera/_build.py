@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Callable
+from collections.abc import Callable
 
 from .._seeding import derive_seed
 from ..tasks._build import build_api_task

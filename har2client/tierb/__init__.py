@@ -7,5 +7,6 @@ from ._domains import DOMAINS, Domain, Field, Resource
 from ._switches import CONVENTION_OF, SWITCH_NAMES, SWITCH_VARIANTS, Details, Switches
 
 __all__ = ["CONVENTION_OF", "DOMAINS", "Details", "Domain", "Field", "Resource", "SWITCH_NAMES", "SWITCH_VARIANTS",
-           "Switches", "TIERB_SIZE", "TaskConfig", "build_investigate", "build_task", "build_tierb", "tierb_configs", "tierb_document",
+           "Switches", "TIERB_SIZE", "TaskConfig", "build_investigate", "build_task", "build_tierb", "tierb_configs",
+           "tierb_document",
            "write_configs"]

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from .._seeding import derive_seed, rng
 from ._document import tierb_document
@@ -53,10 +54,11 @@ class TaskConfig:
     def to_dict(self) -> dict[str, Any]:
         return {"task_id": self.task_id, "index": self.index, "domain": self.domain, "seed": self.seed,
                 "level": self.level, "switches": dataclasses.asdict(self.switches),
-                "details": dataclasses.asdict(self.details), **({"id_prefix": self.id_prefix} if self.id_prefix else {})}
+                "details": dataclasses.asdict(self.details),
+                **({"id_prefix": self.id_prefix} if self.id_prefix else {})}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "TaskConfig":
+    def from_dict(cls, data: dict[str, Any]) -> TaskConfig:
         return cls(index=data["index"], domain=data["domain"], seed=data["seed"],
                    switches=Switches(**data["switches"]), details=Details(**data["details"]),
                    id_prefix=data.get("id_prefix", ""))

@@ -70,18 +70,19 @@ def _expiry(s: Switches, d: Details) -> dict[str, Any] | None:
 
 
 def _version(s: Switches, d: Details, slug: str) -> dict[str, Any]:
-    return {
+    styles: dict[str, dict[str, Any]] = {
         "off": {"style": "none"},
         "header_date": {"style": "header", "name": d.version_header, "value": d.version_value},
         "query": {"style": "query", "name": "api-version", "value": d.version_value},
         "accept": {"style": "accept", "value": f"application/vnd.{slug}.{d.path_version}+json"},
         "path": {"style": "path", "prefix": f"/{d.path_version}", "explain": True},
-    }[s.version]
+    }
+    return styles[s.version]
 
 
 def _paging(s: Switches, d: Details) -> dict[str, Any]:
     sizes = {"default_limit": d.page_size, "page_cap": d.max_page_size, "meta_prefix": _META_PREFIX.get(s.envelope, "")}
-    return {
+    styles: dict[str, dict[str, Any]] = {
         "off": {"style": "none"},
         "page": {"style": "page", "page_param": "page", "per_page_param": "per_page", "pages_key": "total_pages",
                  "echo": True},
@@ -91,7 +92,8 @@ def _paging(s: Switches, d: Details) -> dict[str, Any]:
                    "cursor_source": "next" if s.envelope == "items_next" else "next_cursor"},
         "link": {"style": "link", "page_param": "page", "per_page_param": "per_page"},
         "next_url": {"style": "next_url", "page_param": "page", "limit_param": "limit", "next_key": "next"},
-    }[s.paging] | ({} if s.paging == "off" else sizes)
+    }
+    return styles[s.paging] | ({} if s.paging == "off" else sizes)
 
 
 def _required_headers(s: Switches) -> list[dict[str, Any]]:
@@ -169,7 +171,8 @@ def tierb_document(name: str, slug: str, host: str, resource: Resource, switches
                                                **fields}},
         "Account": {"type": "object", "required": ["id", "name", "email"], "properties": {
             "id": {"type": "string", "pattern": "^acct_[0-9a-f]{10}$"},
-            "name": {"type": "string", "x-kind": "company"}, "email": {"type": "string", "format": "email", "x-kind": "email"},
+            "name": {"type": "string", "x-kind": "company"}, "email": {"type": "string", "format": "email",
+                                                                       "x-kind": "email"},
             "plan": {"type": "string", "enum": ["starter", "team", "business"], "x-kind": "enum"},
             "created_at": {"type": "string", "format": "date-time", "x-kind": "datetime"}}},
         f"{res.name.capitalize()}Create": {"type": "object", "additionalProperties": False,
@@ -194,14 +197,16 @@ def tierb_document(name: str, slug: str, host: str, resource: Resource, switches
             list_params.append({"name": paging[k], "in": "query", "schema": {"type": kind}})
     if res.filter_field:
         choices = next(f.choices for f in res.fields if f.name == res.filter_field)
-        list_params.append({"name": res.filter_field, "in": "query", "description": f"Only {p} with this {res.filter_field}.",
+        list_params.append({"name": res.filter_field, "in": "query",
+                            "description": f"Only {p} with this {res.filter_field}.",
                             "schema": {"type": "string", "enum": list(choices)}})
     if version["style"] == "query":
         list_params.append({"name": version["name"], "in": "query", "required": True, "schema": {"type": "string"}})
     item_param = f"{n}_id"
     paths: dict[str, Any] = {
         f"{prefix}/account": {"get": {"operationId": "getAccount", "summary": "The signed-in account.",
-                                      "responses": {"200": answer("The account.", _wrap(env["single"], ref("Account"), extras)),
+                                      "responses": {"200": answer("The account.", _wrap(env["single"], ref("Account"),
+                                                                                        extras)),
                                                     "401": error}}},
         f"{prefix}/{p}": {
             "get": {"operationId": f"list{p.capitalize()}", "parameters": list_params, "responses": {

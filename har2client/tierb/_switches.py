@@ -74,7 +74,7 @@ class Switches:
     def level(self) -> int:
         return len(self.on)
 
-    def without(self, name: str) -> "Switches":
+    def without(self, name: str) -> Switches:
         return dataclasses.replace(self, **{name: "off"})
 
 
