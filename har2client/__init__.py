@@ -4,12 +4,12 @@ The public API, re-exported here; everything in a ``_module`` is private. Names
 load their module on first use, so importing the package costs almost nothing.
 """
 
-from typing import TYPE_CHECKING
+import typing as _typing
 
 from ._errors import ClientFileError, EnvError, GradingError, Har2ClientError, HarError, SpecError, TaskError
-from ._lazy import lazy_exports
+from ._lazy import lazy_exports as _lazy_exports
 
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
     from .agents import baseline_source, reference_source, replay_source
     from .api import ApiModel, Instance, create_app, load_model, model_from_document, serve
     from .env import Har2ClientEnv, RepairEnv, TrafficToClientEnv
@@ -31,7 +31,7 @@ __all__ = [
     "serve", "tierb_configs", "write_har",
 ]
 
-__getattr__ = lazy_exports(__name__, {
+__getattr__ = _lazy_exports(__name__, {
     **dict.fromkeys(("baseline_source", "reference_source", "replay_source"), ".agents"),
     **dict.fromkeys(("ApiModel", "Instance", "create_app", "load_model", "model_from_document", "serve"), ".api"),
     **dict.fromkeys(("GradeResult", "GradingPool", "HiddenTest", "Limits", "Sandbox", "TestResult", "grade"),

@@ -280,7 +280,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 
 def _cmd_grade(args: argparse.Namespace) -> int:
-    from .grading._sandbox import shared_sandbox
+    from .grading import shared_sandbox
     from .hub import resolve_task
 
     path = resolve_task(args.task, args.source)
@@ -306,13 +306,13 @@ def _cmd_grade(args: argparse.Namespace) -> int:
                    sandbox=box)
     repair = None
     if task.meta.get("case") == "repair":  # what the submission broke that client_v1 still did
-        from .repair._score import regression
+        from .repair import regression
 
         repair = regression(task, result, limits=limits, isolation=args.isolation, sandbox=box)
     if args.json:
         print(json.dumps({**result.to_dict(), **(repair or {})}))
     else:
-        from .grading._result import NOT_RUN
+        from .grading import NOT_RUN
 
         unrun = [t.name for t in result.tests[printed:] if t.error == NOT_RUN]
         for t in result.tests[printed:]:  # tests that never ran: the client could not load, or time ran out
@@ -334,14 +334,14 @@ def _cmd_grade(args: argparse.Namespace) -> int:
 
 
 def _cmd_grade_all(args: argparse.Namespace) -> int:
-    from .grading._sandbox import remove_orphaned_scratch, scratch_prefix, shared_sandbox
+    from .grading import remove_orphaned_scratch, scratch_prefix, shared_sandbox
 
     if args.workers < 1:
         raise Har2ClientError("--workers must be at least 1")
     remove_orphaned_scratch()
     if args.workers == 1:  # grades run here: the sandbox starts while the judge's modules load
         shared_sandbox(args.isolation, wait=False)
-    from .grading._batch import grade_all, plan_jobs, progress_printer, render_summary, summarize
+    from .grading import grade_all, plan_jobs, progress_printer, render_summary, summarize
 
     with tempfile.TemporaryDirectory(prefix=scratch_prefix("batch")) as scratch:  # generated client files
         from .agents import baseline_source
@@ -407,7 +407,7 @@ def _cmd_baseline(args: argparse.Namespace) -> int:
 def _cmd_render(args: argparse.Namespace) -> int:
     from .har import read_har, render_compact
     from .hub import resolve_task
-    from .tasks._arms import render_observation
+    from .tasks import render_observation
 
     path = args.path if os.path.isfile(args.path) else resolve_task(args.path, args.source)
     if not os.path.isdir(path):
@@ -415,7 +415,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
         return 0
     if not os.path.isfile(os.path.join(path, "recording.har")):
         raise Har2ClientError(f"{path}: no recording.har; is this a task directory?")
-    from .tasks._task import arms_of
+    from .tasks import arms_of
 
     sys.stdout.write(render_observation(path, args.arm or next(iter(arms_of(path)))))
     return 0
@@ -443,7 +443,7 @@ def _cmd_serve_env(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise Har2ClientError(f"serving environments needs the openenv extra ({exc.name} is missing): "
                               "pip install 'har2client[openenv]'") from None
-    from .env._grader import close_shared_pools
+    from .env import close_shared_pools
 
     app = create_server(args.workers, args.max_sessions, args.isolation)
     print(f"serving the environments at http://{args.host}:{args.port} (WebSocket /ws, up to {args.max_sessions} "
@@ -460,7 +460,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         import openai  # noqa: F401
     except ImportError:
         raise Har2ClientError("running a model needs the run extra: pip install 'har2client[run]'") from None
-    from .agents._runner import RunSettings, run
+    from .agents import RunSettings, run
 
     tasks = args.tasks or os.environ.get("HAR2CLIENT_TASKS")
     if not tasks:

@@ -6,9 +6,8 @@ import os
 import sys
 
 from .agents import baseline_source
-from .grading import grade
-from .grading._result import NOT_RUN
-from .tasks._task import arms_of, visible_files
+from .grading import NOT_RUN, grade
+from .tasks import arms_of, visible_files
 from .tierb import build_tierb
 
 

@@ -6,13 +6,12 @@ import random
 import pytest
 from openapi_spec_validator import validate
 
-from har2client.api import Instance, model_from_document, release_diff
+from har2client.api import Instance, create_values, model_from_document, plain_fields, release_diff
 from har2client.api._app import create_app
 from har2client.api._fake import fake_from_schema
 from har2client.api._http import HTTPServer
 from har2client.api._reference import reference_source
 from har2client.api._server import listen_socket
-from har2client.api._world import _plain_fields, create_values
 from har2client.repair import CHANGES, KINDS, LOUD, SILENT, NotApplicable, apply_change
 from har2client.tierb import tierb_configs
 
@@ -61,7 +60,7 @@ def _session(source, base, creds, model, v1):
         created = getattr(client, names["create"])(**create_values(v1, random.Random(5)))
         seen["create"] = created
         rid = created.get("id") if isinstance(created, dict) else None
-        field = _plain_fields(v1, "update")[0][0]
+        field = plain_fields(v1, "update")[0][0]
         value = fake_from_schema(v1.field_properties[field], random.Random(6), field)
         seen["update"] = getattr(client, names["update"])(rid, **{field: value})
         getattr(client, names["delete"])(rid)

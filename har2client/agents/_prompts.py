@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tasks._arms import render_observation
+from ..tasks import render_observation
 
 SYSTEM = ("You write Python API clients from recorded HTTP traffic. Answer with the whole client.py in one "
           "```python fenced block.")

@@ -13,8 +13,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..api._model import ApiModel
-from ..api._reference import method_names
+from ..api import ApiModel, method_names
 from ..har import Recording
 
 TEMPLATE = '''\

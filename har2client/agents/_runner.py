@@ -26,10 +26,8 @@ from typing import Any
 
 from .._errors import Har2ClientError
 from .._seeding import derive_seed
-from ..grading._batch import append_line, read_results
-from ..grading._code import grade_code
-from ..grading._result import SCORING_VERSION
-from ..tasks._task import Task, arms_of, load_task
+from ..grading import SCORING_VERSION, append_line, grade_code, read_results
+from ..tasks import Task, arms_of, load_task
 from ._extract import extract_client
 from ._prompts import task_messages
 
@@ -41,6 +39,7 @@ FINISHED = ("ok", "missing")
 
 @dataclass
 class RunSettings:
+    """One run of a model: which model and API, which case, tier, arm and effort, and where results go."""
     model: str
     base_url: str
     tasks: str
@@ -63,6 +62,7 @@ class RunSettings:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def check(self) -> None:
+        """Raise a one-line error for a setting that is not allowed (the CLI's checks)."""
         if self.case not in CASES:
             raise Har2ClientError(f"--case must be one of {', '.join(CASES)}, not {self.case!r}")
         if self.effort not in EFFORTS:
@@ -84,6 +84,7 @@ class RunSettings:
 
     @property
     def arm_name(self) -> str:
+        """The arm the run uses: the one asked for, or the case's base arm."""
         return self.arm or ("base" if self.case == "repair" else "as_built")
 
 
@@ -189,7 +190,7 @@ def _single(s: RunSettings, api: ModelClient, task: Task, run: int) -> dict[str,
     grade = grade_code(task.path, code, seed)
     row.update(status="ok", pass_rate=grade["pass_rate"], grade=grade)
     if s.case == "repair":
-        from ..repair._score import regression_between
+        from ..repair import regression_between
 
         with open(os.path.join(task.path, "client_v1.py"), encoding="utf-8") as fh:
             v1 = grade_code(task.path, fh.read(), seed)
@@ -199,7 +200,7 @@ def _single(s: RunSettings, api: ModelClient, task: Task, run: int) -> dict[str,
 
 
 def _investigate(s: RunSettings, api: ModelClient, task: Task, run: int) -> dict[str, Any]:
-    from ..investigate._episode import InvestigateEpisode
+    from ..investigate import InvestigateEpisode
 
     episode = InvestigateEpisode(task, s.probes, s.arm_name, derive_seed(s.seed, task.task_id, run,
                                                                          "episode") % (1 << 62),

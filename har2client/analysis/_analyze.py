@@ -7,7 +7,7 @@ import os
 from collections import defaultdict
 from typing import Any
 
-from ..grading._result import SCORING_VERSION
+from ..grading import SCORING_VERSION
 from ._prereg import read_prereg, verdicts
 from ._runs import Cell, benchmark_name, load_cells, matches_task, metric_of, setting_name
 from ._stats import bootstrap_ci, mean
@@ -124,6 +124,7 @@ def analyze(run_dirs: list[str], out: str, *, prereg: str | None = None, resampl
 
 
 def render_report(summary: dict[str, Any]) -> str:
+    """The markdown report of an ``analyze`` summary: the pass-rate table, contrasts, verdicts."""
     cells = summary["cells"]
     settings = sorted({c["setting"] for c in cells})
     benches = sorted({c["benchmark"] for c in cells})

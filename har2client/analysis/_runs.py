@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._errors import Har2ClientError
-from ..grading._batch import read_results
+from ..grading import read_results
 
 SETTING_KEYS = ("model", "effort")
 BENCHMARK_KEYS = ("case", "tier", "arm", "probes")

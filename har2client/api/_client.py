@@ -22,6 +22,7 @@ CONVENTIONS = ("auth", "paging", "envelope", "version", "expiry", "required_head
 
 
 class ConventionsClient:
+    """A client driven by an API's conventions, as the judge uses it to set up and check hidden tests."""
     def __init__(self, model: ApiModel, base_url: str, credentials: dict[str, str],
                  client_params: dict[str, str], ignore: str | None = None, http: httpx.Client | None = None,
                  r: random.Random | None = None) -> None:
@@ -52,6 +53,7 @@ class ConventionsClient:
         return self._url(url)
 
     def login(self) -> None:
+        """Sign in as the API's auth convention says (a token endpoint, a login form, or nothing)."""
         auth, creds = self.model.auth, self.creds
         style = auth["style"]
         if style == "oauth2_client_credentials":
@@ -69,6 +71,7 @@ class ConventionsClient:
         self.refresh_token = body.get("refresh_token")
 
     def renew(self) -> None:
+        """Renew an expired token: with the refresh token when the API has one, else by signing in again."""
         if self.model.expiry.get("renew") == "refresh" and self.refresh_token:
             resp = self.http.post(self._url(self.model.auth["refresh_path"]),
                                   json={"refresh_token": self.refresh_token})
@@ -153,6 +156,7 @@ class ConventionsClient:
 
     def request(self, op: Operation, rid: Any = None, params: dict[str, Any] | None = None,
                 body: dict[str, Any] | None = None, url: str | None = None, retry: bool = True) -> httpx.Response:
+        """Send ``op`` with every convention applied; on a 401 renew once and try again."""
         again = (op, rid, params, body, url)
         headers, query, basic = self._auth()
         version = self.model.conventions["version"]
@@ -215,6 +219,7 @@ class ConventionsClient:
         return body
 
     def list_all(self, filters: dict[str, Any] | None = None, max_pages: int = 200) -> list[dict[str, Any]]:
+        """Every record of the list operation, page by page (at most ``max_pages``)."""
         op = self.model.operations["list"]
         if op.method == "POST" and not self.model.conventions["paging"].get("in_body"):
             raise ValueError("a POST list needs paging.in_body")
@@ -292,12 +297,14 @@ class ConventionsClient:
         return None
 
     def is_not_found(self, resp: httpx.Response) -> bool:
+        """Whether ``resp`` says the record does not exist, in the API's own way."""
         code = self._error_code(resp)
         if code is not None:
             return code == self.model.conventions["errors"]["not_found"]
         return resp.status_code == 404
 
     def is_unauthorized(self, resp: httpx.Response) -> bool:
+        """Whether ``resp`` says the credentials were refused or expired."""
         code = self._error_code(resp)
         if code is not None:
             return code in (self.model.conventions["errors"].get("unauthenticated"),
@@ -305,6 +312,7 @@ class ConventionsClient:
         return resp.status_code == 401
 
     def get(self, rid: Any) -> httpx.Response:
+        """The response to reading record ``rid``."""
         return self.request(self.model.operations["get"], rid)
 
     def _raise(self, resp: httpx.Response) -> None:
@@ -314,11 +322,13 @@ class ConventionsClient:
             raise httpx.HTTPStatusError(f"error {code}", request=resp.request, response=resp)
 
     def get_record(self, rid: Any) -> Any:
+        """Record ``rid``, unwrapped from the API's envelope."""
         resp = self.get(rid)
         self._raise(resp)
         return self._unwrap_one(resp.json())
 
     def create(self, values: dict[str, Any]) -> Any:
+        """Create a record from ``values``; the created record as the API returns it."""
         resp = self.request(self.model.operations["create"], body=values)
         self._raise(resp)
         created = self._unwrap_one(resp.json())
@@ -327,11 +337,13 @@ class ConventionsClient:
         return created
 
     def update(self, rid: Any, values: dict[str, Any]) -> httpx.Response:
+        """Update record ``rid`` with ``values``; the response."""
         resp = self.request(self.model.operations["update"], rid, body=values)
         self._raise(resp)
         return resp
 
     def delete(self, rid: Any) -> httpx.Response:
+        """Delete record ``rid``; the response."""
         resp = self.request(self.model.operations["delete"], rid)
         self._raise(resp)
         return resp

@@ -60,6 +60,7 @@ class _Refuse(Exception):
 
 
 class HTTPServer:
+    """A small HTTP/1.1 server for a WSGI app, with budgets a hostile client cannot run past."""
     def __init__(self, sock: socket.socket, app: WSGIApp, limits: ServerLimits | None = None) -> None:
         self.sock, self.app = sock, app
         self.limits = limits or ServerLimits()
@@ -106,6 +107,7 @@ class HTTPServer:
             return len(self._conns)
 
     def close(self) -> None:
+        """Stop accepting, and close every open connection."""
         with self._lock:
             if self._closed:
                 return

@@ -94,10 +94,12 @@ class Clock:
         self._lock = threading.Lock()
 
     def now(self) -> float:
+        """The instance's time: the real clock, or a fixed start, plus every advance."""
         base = self._start if self._start is not None else time.time()
         return base + self._offset
 
     def advance(self, seconds: float) -> None:
+        """Move the instance's time on by ``seconds`` (how a test lets a token expire)."""
         with self._lock:
             self._offset += seconds
 
@@ -185,15 +187,18 @@ class Instance:
         return out
 
     def all(self) -> list[dict[str, Any]]:
+        """Copies of every record, in the order they were stored."""
         with self._lock:
             return [_copy(v) for v in self.rows.values()]
 
     def get(self, rid: Any) -> dict[str, Any] | None:
+        """A copy of the record with id ``rid``, or None."""
         with self._lock:
             row = self.rows.get(str(rid))
             return _copy(row) if row is not None else None
 
     def insert(self, values: dict[str, Any]) -> dict[str, Any]:
+        """Add a record from ``values`` (the rest faked from the schema) and return a copy of it."""
         with self._lock:
             row = fake_from_schema(self.model.record_schema, self._rng)
             _merge(row, values)
@@ -202,6 +207,7 @@ class Instance:
             return _copy(row)
 
     def update(self, rid: Any, changes: dict[str, Any]) -> dict[str, Any] | None:
+        """Apply ``changes`` to record ``rid``; the updated copy, or None when there is no such record."""
         with self._lock:
             row = self.rows.get(str(rid))
             if row is None:
@@ -210,21 +216,25 @@ class Instance:
             return _copy(row)
 
     def delete(self, rid: Any) -> bool:
+        """Remove record ``rid``; whether it existed."""
         with self._lock:
             return self.rows.pop(str(rid), None) is not None
 
     # -- what the server keeps besides ----------------------------------------------------
 
     def count_request(self) -> int:
+        """Count one request to the API; the count so far (what token expiry by requests reads)."""
         with self._lock:
             self.request_count += 1
             return self.request_count
 
     def next_id(self, prefix: str) -> str:
+        """A new id with ``prefix``, from this instance's seeded stream."""
         with self._lock:
             return prefix + token_hex(self._rng, 8)
 
     def issue_token(self, *, with_refresh: bool = False, prefix: str = "eyJ0eXAiOiJKV1Qi.") -> Token:
+        """A new access token (and a refresh token when asked), remembered as valid."""
         with self._lock:
             tok = Token(prefix + token_urlsafe(self._rng, 48), self.clock.now())
             if with_refresh:
@@ -257,6 +267,7 @@ class Instance:
             return "ok"
 
     def redeem_refresh_token(self, refresh: str) -> Token | None:
+        """Exchange a refresh token, once, for a new token pair; None when it is unknown or used."""
         with self._lock:
             old = self.refresh_tokens.pop(refresh, None)
             if old is None:
@@ -285,6 +296,7 @@ class Instance:
         return f"{position:x}{mac}"
 
     def position_of(self, cursor: str) -> int | None:
+        """The list position a paging cursor of this instance stands for; None if it is forged or foreign."""
         head, mac = cursor[:-12], cursor[-12:]
         try:
             pos = int(head, 16)

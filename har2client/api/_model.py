@@ -36,6 +36,7 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present:
 
 @dataclass(frozen=True)
 class Operation:
+    """One operation of an API: its role (list, get, create, ...), method, path and what it takes and answers."""
     role: str
     operation_id: str
     method: str                 # upper case
@@ -47,6 +48,7 @@ class Operation:
 
 @dataclass(frozen=True)
 class ApiModel:
+    """One API as the engine reads it from its OpenAPI description: operations, record schema and conventions."""
     key: str                    # "stripe", "ledgerly": labels the API's seeded streams
     api: str                    # the product's name
     docs: str
@@ -73,6 +75,7 @@ class ApiModel:
 
     @property
     def auth(self) -> dict[str, Any]:
+        """The ``auth`` convention: how a client proves who it is."""
         return self.conventions["auth"]
 
     @property
@@ -87,6 +90,7 @@ class ApiModel:
 
     @property
     def host(self) -> str:
+        """The recorded server's host (with its port, if it has one)."""
         return self.server.split("://", 1)[1].split("/", 1)[0]
 
     @property

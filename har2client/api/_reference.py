@@ -30,6 +30,7 @@ def credential_args(model: ApiModel) -> list[str]:
 
 
 def constructor_args(model: ApiModel) -> list[str]:
+    """The names of the arguments a client's constructor takes after ``base_url``."""
     return credential_args(model) + list(model.client_params)
 
 
@@ -409,6 +410,7 @@ def _success_props(model: ApiModel, role: str) -> set[str]:
 
 
 def method_names(model: ApiModel) -> dict[str, str]:
+    """The client's method name for each operation role (``list_invoices``, ``get_invoice``, ...)."""
     res, many = model.resource, model.plural
     names = {"list": f"list_{many}", "get": f"get_{res}"}
     for role in ("create", "update", "delete"):

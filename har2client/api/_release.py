@@ -35,6 +35,7 @@ class Change:
     text: str       # the change in words
 
     def to_dict(self) -> dict[str, Any]:
+        """The change as plain JSON data."""
         return {"aspect": self.aspect, "where": self.where, "old": self.old, "new": self.new, "text": self.text}
 
 

@@ -20,11 +20,13 @@ from ._instance import Instance
 
 
 def loopback_host(seed: int) -> str:
+    """A loopback address drawn from ``seed`` (127.x.y.z), so each grade's server has a new host."""
     r = rng(seed, "loopback-host")
     return f"127.{r.randint(1, 254)}.{r.randint(0, 255)}.{r.randint(1, 254)}"
 
 
 def listen_socket(host: str, port: int = 0) -> socket.socket:
+    """A TCP socket listening on ``host`` (``port`` 0: any free port)."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
@@ -34,11 +36,13 @@ def listen_socket(host: str, port: int = 0) -> socket.socket:
 
 @dataclass
 class RunningServer:
+    """An API instance served on a loopback address; close it when done."""
     instance: Instance
     base_url: str
     _server: HTTPServer
 
     def close(self) -> None:
+        """Stop serving."""
         self._server.close()
 
     def __enter__(self) -> RunningServer:

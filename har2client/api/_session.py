@@ -19,8 +19,7 @@ from typing import Any
 import httpx
 
 from .._seeding import rng, token_hex, uuid4_from
-from ..har._exchange import REASONS, exchange_entry, iso_time
-from ..har._model import Entry, Page, Recording, Request, Response
+from ..har import REASONS, Entry, Page, Recording, Request, Response, exchange_entry, iso_time
 from ._app import create_app
 from ._client import ConventionsClient
 from ._fake import fake_from_schema

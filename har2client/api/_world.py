@@ -9,9 +9,8 @@ from typing import Any
 import httpx
 
 from .._seeding import rng
-from ..grading._tests import World, interleave
-from ..tasks._kinds import GradingWorld
-from ..tasks._task import HiddenTest, Task
+from ..grading import World, interleave
+from ..tasks import GradingWorld, HiddenTest, Task
 from ._app import create_app
 from ._fake import IdMaker, fake_from_schema
 from ._http import HTTPServer
@@ -31,12 +30,15 @@ class ApiWorld(World):
         self._by_lower = {k.lower(): k for k in model.field_properties}
 
     def rows(self) -> list[dict[str, Any]]:
+        """The server's records now."""
         return self.instance.all()
 
     def get(self, rid: Any) -> dict[str, Any] | None:
+        """The server's record ``rid`` now, or None."""
         return self.instance.get(rid)
 
     def missing_id(self, r: random.Random) -> Any:
+        """An id of the API's form that no record has."""
         maker = IdMaker(self.model.id_schema, self.id_field, r)
         maker.counter = max([row[self.id_field] for row in self.rows() if isinstance(row[self.id_field], int)],
                             default=maker.counter) + 1000
@@ -46,6 +48,7 @@ class ApiWorld(World):
                 return rid
 
     def new_value(self, field: str, old: Any, r: random.Random) -> Any:
+        """A valid value for ``field`` that differs from ``old``."""
         schema = (self.model.request_fields("update")[0].get(field) if "update" in self.model.operations else None) \
             or self.model.field_properties.get(self.record_field(field)) or {"type": "string"}
         for _ in range(50):
@@ -69,9 +72,11 @@ class ApiWorld(World):
         return {self.bag: fields} if self.bag else fields
 
     def value_of(self, row: dict[str, Any], field: str) -> Any:
+        """``field``'s value in ``row`` as the client sees the record."""
         return (row[self.bag] if self.bag else row).get(self.record_field(field))
 
     def with_change(self, row: dict[str, Any], field: str, value: Any) -> dict[str, Any]:
+        """``row`` with ``field`` set to ``value``."""
         if self.bag:
             return {**row, self.bag: {**row[self.bag], self.record_field(field): value}}
         return {**row, self.record_field(field): value}
@@ -128,7 +133,7 @@ def create_values(model: ApiModel, r: random.Random) -> dict[str, Any]:
 NON_ASCII = ("Zoë Ångström", "Łódź — Straße", "Café Núñez", "東京 オフィス", "Ærø Ümlaut")
 
 
-def _plain_fields(model: ApiModel, role: str) -> tuple[list[str], list[str]]:
+def plain_fields(model: ApiModel, role: str) -> tuple[list[str], list[str]]:
     """The fields a test may set through ``role``: those the record keeps, free text first."""
     props = model.request_fields(role)[0]
     record = {k.lower() for k in model.field_properties}
@@ -160,7 +165,7 @@ def hidden_tests(model: ApiModel, seed: int) -> list[HiddenTest]:
         tests.append(HiddenTest(f"{names['list']}_filters_across_pages", "list_filtered_pages"))
     tests += [HiddenTest(f"{names['get']}_returns_the_record", "get_one", {"pick": r.randrange(1000)}),
               HiddenTest(f"{names['get']}_missing_raises_not_found", "get_missing", {"pick": r.randrange(1000)})]
-    writable, free = _plain_fields(model, "update") if "update" in ops else ([], [])
+    writable, free = plain_fields(model, "update") if "update" in ops else ([], [])
     seen = writable or [k for k, v in model.field_properties.items() if k != model.id_field
                         and v.get("type") == "string" and "enum" not in v and not v.get("format")]
     if seen:
@@ -176,7 +181,7 @@ def hidden_tests(model: ApiModel, seed: int) -> list[HiddenTest]:
                              {"values": create_values(model, r), "again": create_values(model, r)}),
                   HiddenTest(f"{names['create']}_then_read_by_a_new_client", "create_then_read",
                              {"values": create_values(model, r)})]
-        _, create_free = _plain_fields(model, "create")
+        _, create_free = plain_fields(model, "create")
         if create_free:
             values = create_values(model, r)
             for i, k in enumerate(k for k in create_free if k in values):

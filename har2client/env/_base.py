@@ -8,9 +8,8 @@ from typing import Any
 
 from .._errors import EnvError
 from .._seeding import derive_seed
-from ..grading._judge import MAX_CLIENT_BYTES
-from ..grading._result import SCORING_VERSION
-from ..tasks._task import Task, arms_of, load_task
+from ..grading import MAX_CLIENT_BYTES, SCORING_VERSION
+from ..tasks import Task, arms_of, load_task
 from ._curricula import Curriculum
 from ._grader import Grader
 from ._sources import TestTasks, episode_seed
@@ -93,7 +92,7 @@ class Har2ClientEnv:
 
     def _observe(self, task: Task) -> dict[str, Any]:
         """What every environment shows; ``_extend`` adds a case's own parts."""
-        from ..tasks._arms import observation_parts
+        from ..tasks import observation_parts
 
         parts = observation_parts(task.path, self.arm, self.compact)
         obs = {"task_id": task.task_id, "case": self.case, "arm": self.arm, "goal": parts["goal"],
@@ -119,6 +118,7 @@ class Har2ClientEnv:
     # -- the contract ---------------------------------------------------------------------
 
     def reset(self, seed: int | None = None) -> dict[str, Any]:
+        """Start an episode (a fresh task on the train split) and return its first observation."""
         self._check_open()
         if seed is not None:
             if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
@@ -146,6 +146,7 @@ class Har2ClientEnv:
         return dict(self._obs)
 
     def step(self, action: Any) -> dict[str, Any]:
+        """Take one action (a submit or, in Case 2, a probe) and return observation, reward, done and info."""
         self._check_open()
         if self._task is None:
             raise EnvError("step before reset: call reset() first")
@@ -184,6 +185,7 @@ class Har2ClientEnv:
         return self._out({}, reward, True, info)
 
     def reference_code(self) -> str:
+        """The current task's reference client (for baselines and checks; never shown to the model)."""
         self._check_open()
         if self._task is None:
             raise EnvError("no task yet: call reset() first")
@@ -191,6 +193,7 @@ class Har2ClientEnv:
             return fh.read()
 
     def state(self) -> dict[str, Any]:
+        """Where the environment is: episode, task, step count, whether it is done, the curriculum's stage."""
         return {"episode": self._episodes - 1 if self._task else None,
                 "episode_seed": self._episode_seed if self._task else None,
                 "task_id": self._task.task_id if self._task else None, "case": self.case, "arm": self.arm,
@@ -200,6 +203,7 @@ class Har2ClientEnv:
                 "scoring_version": SCORING_VERSION}
 
     def close(self) -> None:
+        """End the environment: stop building train tasks and release what it holds. Safe to call twice."""
         if not self._closed:
             self._closed = True
             self._done = True
@@ -221,6 +225,7 @@ class Har2ClientEnv:
 
     @property
     def grading_seed(self) -> int:
+        """The seed of the current episode's grading instance (to reproduce its grade)."""
         return derive_seed(self._episode_seed, "grading") % (1 << 62)
 
     def _grade(self, code: str) -> dict[str, Any]:

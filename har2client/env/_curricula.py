@@ -53,6 +53,7 @@ class Curriculum:
 
     @property
     def any_stage(self) -> bool:
+        """Whether the curriculum draws from every stage (``all``)."""
         return self.name == "all"
 
     def stages(self) -> list[int]:
@@ -71,6 +72,7 @@ class Curriculum:
             self._recent.clear()
 
     def describe(self) -> dict[str, object]:
+        """The curriculum as plain data, for an episode's state."""
         return {"name": self.name, "stage": f"{self.prefix}{self.stage}" if not self.any_stage else "all",
                 "rising": self.rising, "window": self.window, "threshold": self.threshold}
 

@@ -7,8 +7,7 @@ import threading
 from concurrent.futures import Future
 from typing import Any
 
-from ..grading._batch import GradingPool
-from ..grading._code import grade_code
+from ..grading import GradingPool, grade_code
 
 
 class Grader:
@@ -23,6 +22,7 @@ class Grader:
         self.isolation = pool.isolation if pool is not None else isolation
 
     def submit(self, task_path: str, code: str, seed: int) -> Future[dict[str, Any]]:
+        """Grade ``code`` on the task at ``task_path``; a future of the grade's dict."""
         if self.pool is not None:
             return self.pool.submit(grade_code, task_path, code, seed, self.isolation)
         done: Future[dict[str, Any]] = Future()

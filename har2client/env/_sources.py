@@ -19,8 +19,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from .._errors import EnvError, Har2ClientError
 from .._seeding import derive_seed, rng
-from ..grading._sandbox import scratch_prefix
-from ..tasks._task import task_metas
+from ..grading import scratch_prefix
+from ..tasks import task_metas
 
 # Train seeds are public; keeping them under 10**9 keeps the task ids they appear in short.
 SEED_SPACE = 10**9
@@ -36,8 +36,7 @@ def episode_seed(env_seed: int, n: int) -> int:
 def build_tierb_episode(scratch: str, seed: int, levels: list[int], case: str, arm: str = "as_built") -> str:
     """A Tier B task of one of ``levels`` from the public ``seed`` (one that hides a header, for the
     evidence arm)."""
-    from ..tierb._build import build_task
-    from ..tierb._configs import tierb_configs
+    from ..tierb import build_task, tierb_configs
 
     configs = [c for c in tierb_configs(seed, id_prefix=f"s{seed}_") if c.level in levels
                and (arm != "evidence" or c.switches.hidden_header != "off")]
@@ -46,8 +45,8 @@ def build_tierb_episode(scratch: str, seed: int, levels: list[int], case: str, a
 
 def tiera_levels() -> dict[int, list[str]]:
     """The served Tier A APIs by level (the number of conventions their API uses)."""
-    from ..api._reference import conventions_on
-    from ..tiera._specs import NOT_SERVED, tiera_specs
+    from ..api import conventions_on
+    from ..tiera import NOT_SERVED, tiera_specs
 
     out: dict[int, list[str]] = {}
     for s in tiera_specs():
@@ -58,8 +57,7 @@ def tiera_levels() -> dict[int, list[str]]:
 
 def build_tiera_episode(scratch: str, seed: int, levels: list[int], case: str, arm: str = "as_built") -> str:
     """A fresh instance (data, recording, hidden tests) of a Tier A API of one of ``levels``."""
-    from ..tiera._build import build_tiera_task
-    from ..tiera._specs import tiera_specs
+    from ..tiera import build_tiera_task, tiera_specs
 
     if case != "build":
         raise EnvError("Tier A (source='proxy_har') has no investigate tasks; use source='browser_har'")
@@ -74,15 +72,15 @@ def build_repair_episode(scratch: str, seed: int, changes: list[int], attempt: i
 
     Raises NotApplicable when the drawn release cannot be made; the caller draws again.
     """
-    from ..repair._build import applicable, build_repair_task
-    from ..tierb._configs import tierb_configs
+    from ..repair import applicable, build_repair_task
+    from ..tierb import tierb_configs
 
     r = rng(seed, "env-repair", attempt)
     count = r.choice(changes)
     family = r.choice(tierb_configs(seed, id_prefix=f"s{seed}_"))
     kinds = applicable(family.document(), family.seed)
     if len(kinds) < count:
-        from ..repair._changes import NotApplicable
+        from ..repair import NotApplicable
 
         raise NotApplicable(f"{family.task_id} takes {len(kinds)} kinds of change, not {count}")
     task_seed = derive_seed(seed, "env-repair-task", attempt)
@@ -167,12 +165,12 @@ def dataset_task_dirs(tasks: str) -> list[str]:
         if not found:
             raise Har2ClientError(f"{tasks}: holds no task directories (no */task.json)")
         return found
-    from ..hub._hub import _download, pull
+    from ..hub import download_files, pull
 
     if os.path.isdir(tasks):
         public = tasks
     elif tasks.count("/") == 1:
-        public = _download(tasks, ["README.md", "data/*/*.parquet"])
+        public = download_files(tasks, ["README.md", "data/*/*.parquet"])
     else:
         raise Har2ClientError(f"{tasks}: neither a folder of tasks, a dataset folder nor a Hub dataset id (ORG/NAME)")
     import pyarrow.parquet as pq

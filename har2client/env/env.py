@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from .._errors import EnvError
-from ..tasks._task import Task
+from ..tasks import Task
 from ._base import Har2ClientEnv
 from ._curricula import parse_curriculum
 from ._grader import Grader
@@ -76,14 +76,14 @@ class TrafficToClientEnv(Har2ClientEnv):
     def _begin(self, task: Task) -> bool:
         self._episode = None
         if self.case == "investigate":
-            from ..investigate._episode import InvestigateEpisode
+            from ..investigate import InvestigateEpisode
 
             self._episode = InvestigateEpisode(task, self.probe_budget, self.arm, self._episode_seed,
                                                policy="env", grade_fn=self.grader.grade)
         return True
 
     def _extend(self, task: Task, obs: dict[str, Any], parts: dict[str, Any]) -> None:
-        from ..investigate._tools import tools_for
+        from ..investigate import tools_for
 
         obs.update(probe_budget=self.probe_budget, probes_left=self.probe_budget)
         if self.case == "investigate":

@@ -26,7 +26,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium import spaces
 
-from ..grading._judge import MAX_CLIENT_BYTES
+from ..grading import MAX_CLIENT_BYTES
 from ._base import Har2ClientEnv
 from .env import TrafficToClientEnv
 from .repair_env import RepairEnv

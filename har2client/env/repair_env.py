@@ -16,9 +16,8 @@ from concurrent.futures import Future
 from typing import Any
 
 from .._errors import EnvError
-from ..repair._changes import NotApplicable
-from ..repair._score import regression_between
-from ..tasks._task import Task
+from ..repair import NotApplicable, regression_between
+from ..tasks import Task
 from ._base import Har2ClientEnv
 from ._curricula import parse_curriculum
 from ._grader import Grader
@@ -65,7 +64,7 @@ class RepairEnv(Har2ClientEnv):
         return True
 
     def _extend(self, task: Task, obs: dict[str, Any], parts: dict[str, Any]) -> None:
-        from ..tasks._task import arms_of
+        from ..tasks import arms_of
 
         files = arms_of(task.path)[self.arm]
         obs.update(client_v1=parts["extra"][files["client_v1"]], failure=parts["extra"][files["failure"]])

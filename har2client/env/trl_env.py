@@ -29,11 +29,9 @@ from typing import Any
 
 from .._errors import EnvError
 from .._seeding import derive_seed
-from ..agents._extract import assistant_text, extract_client
-from ..agents._prompts import SYSTEM
-from ..repair._build import is_a_repair
-from ..tasks._arms import render_observation
-from ..tasks._task import task_metas
+from ..agents import SYSTEM, assistant_text, extract_client
+from ..repair import is_a_repair
+from ..tasks import render_observation, task_metas
 from ._curricula import parse_curriculum
 from ._grader import Grader
 from ._sources import build_repair_episode, build_tierb_episode, episode_seed
@@ -119,7 +117,7 @@ def make_investigate_environment(tasks: str, budget: int = 5, arm: str = "as_bui
     Rows need a ``task_id`` column naming a task in ``tasks`` (an investigate task, or any Tier B
     build task: the practice server is made per episode).
     """
-    from ..investigate._episode import InvestigateEpisode
+    from ..investigate import InvestigateEpisode
 
     g = grader or Grader()
 

@@ -17,8 +17,7 @@ from typing import Any
 
 from .._errors import EnvError
 from .._seeding import derive_seed
-from ..agents._extract import assistant_text, extract_client
-from ..agents._prompts import SYSTEM
+from ..agents import SYSTEM, assistant_text, extract_client
 from ._grader import Grader
 from .trl_env import build_train_tasks, task_rows
 

@@ -22,7 +22,7 @@ from multiprocessing.util import Finalize
 from typing import Any
 
 from .._errors import Har2ClientError
-from ..tasks._task import Task, load_task
+from ..tasks import Task, load_task
 from ._result import NOT_RUN
 from ._sandbox import scratch_prefix
 
@@ -133,6 +133,7 @@ def read_results(path: str, repair: bool = False) -> list[dict[str, Any]]:
 
 
 def append_line(fd: int, row: dict[str, Any]) -> None:
+    """Append ``row`` as one JSON line to the open results file ``fd``, and sync it to disk."""
     os.write(fd, (json.dumps(row, sort_keys=True) + "\n").encode())
     os.fsync(fd)
 
@@ -227,6 +228,7 @@ class GradingPool:
         return self._pool.submit(fn, *args)
 
     def close(self) -> None:
+        """Stop the pool's worker processes once the grades in flight are done."""
         self._pool.shutdown(wait=True)
 
     def __enter__(self) -> GradingPool:
@@ -299,6 +301,7 @@ def failure_reason(error: str | None) -> str:
 
 
 def summarize(results: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Per model: mean pass rate, full passes, tasks, isolation and scoring versions of ``results``."""
     by_model: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in results:
         by_model[r.get("model", "")].append(r)
@@ -328,6 +331,7 @@ def summarize(results: Iterable[dict[str, Any]]) -> dict[str, Any]:
 
 
 def render_summary(summary: dict[str, Any]) -> str:
+    """The summary of a batch as lines a person reads."""
     lines = []
     for model, s in summary.items():
         lines.append(f"{model}: mean pass rate {s['mean_pass_rate']:.3f} over {s['tasks']} tasks "

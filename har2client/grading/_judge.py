@@ -18,8 +18,7 @@ from typing import Any
 from .._errors import ClientFileError, GradingError
 from .._seeding import rng
 from ..api import loopback_host
-from ..tasks._kinds import start_world
-from ..tasks._task import Task, load_task
+from ..tasks import Task, load_task, start_world
 from ._channel import WorkerChannel, WorkerFailure, WorkerTimeout
 from ._result import NOT_RUN, GradeResult, TestResult
 from ._sandbox import Limits, Sandbox, shared_sandbox

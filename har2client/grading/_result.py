@@ -18,6 +18,7 @@ NOT_RUN = "not run"  # a test the grade never reached; the grade's error says wh
 
 @dataclass
 class TestResult:
+    """One hidden test's result: passed or not, and why not."""
     name: str
     passed: bool
     error: str | None = None
@@ -25,6 +26,7 @@ class TestResult:
 
 @dataclass
 class GradeResult:
+    """One grade of one client on one task: every hidden test's result, and how it was run."""
     task_id: str
     tests: list[TestResult]
     seconds: float
@@ -38,17 +40,21 @@ class GradeResult:
 
     @property
     def passed(self) -> int:
+        """How many hidden tests passed."""
         return sum(t.passed for t in self.tests)
 
     @property
     def total(self) -> int:
+        """How many hidden tests the task has."""
         return len(self.tests)
 
     @property
     def pass_rate(self) -> float:
+        """The score: the share of hidden tests passed (0.0 when the task has none)."""
         return self.passed / self.total if self.tests else 0.0
 
     def to_dict(self) -> dict[str, Any]:
+        """The grade as plain JSON data, as ``grade --json`` and the results files write it."""
         return {
             "task_id": self.task_id,
             "pass_rate": round(self.pass_rate, 6),

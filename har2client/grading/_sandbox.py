@@ -48,6 +48,7 @@ _libc = ctypes.CDLL(None, use_errno=True)
 
 @dataclass(frozen=True)
 class Limits:
+    """What a client may use while it is graded: time per call and per grade, memory, file size, CPU, processes."""
     call_seconds: float = 10.0
     task_seconds: float = 120.0
     memory_mb: int = 1024
@@ -329,6 +330,7 @@ class Sandbox:
         return cmd + ["--chdir", "/sandbox", "--clearenv"] + env + ["--"]
 
     def close(self) -> None:
+        """Stop the sandbox's zygote; every worker process it started ends with it."""
         self._sweeping = False  # the zygote ends with its control socket, and every process with it
         if self._ctrl is not None:
             self._ctrl.close()

@@ -29,15 +29,19 @@ class World:
     names: dict[str, str] = {}      # role (list, get, create, update, delete, filter) -> method / argument name
 
     def rows(self) -> list[dict[str, Any]]:
+        """The server's records now, as the client should see them."""
         raise NotImplementedError
 
     def get(self, rid: Any) -> dict[str, Any] | None:
+        """The server's record ``rid`` now, or None."""
         raise NotImplementedError
 
     def missing_id(self, r: random.Random) -> Any:
+        """An id of the API's form that no record has."""
         raise NotImplementedError
 
     def new_value(self, field: str, old: Any, r: random.Random) -> Any:
+        """A valid value for ``field`` that differs from ``old``."""
         raise NotImplementedError
 
     def record_field(self, name: str) -> str:
@@ -49,9 +53,11 @@ class World:
         return {self.record_field(k): v for k, v in values.items()}
 
     def value_of(self, row: dict[str, Any], field: str) -> Any:
+        """``field``'s value in ``row``."""
         return row[self.record_field(field)]
 
     def with_change(self, row: dict[str, Any], field: str, value: Any) -> dict[str, Any]:
+        """``row`` with ``field`` set to ``value``."""
         return {**row, self.record_field(field): value}
 
     def change(self, rid: Any, field: str, value: Any) -> None:

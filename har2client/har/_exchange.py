@@ -14,6 +14,7 @@ REASONS = {200: "OK", 201: "Created", 204: "No Content", 400: "Bad Request", 401
 
 
 def iso_time(ts: float) -> str:
+    """``ts`` (seconds since the epoch) as HAR's time: ISO 8601 UTC with milliseconds."""
     return _dt.datetime.fromtimestamp(ts, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 

@@ -18,6 +18,7 @@ def split_url(url: str) -> SplitResult | None:
 
 @dataclass
 class Message:
+    """What requests and responses share: headers and a body."""
     headers: list[tuple[str, str]] = field(default_factory=list)
     body: str = ""             # text, or base64 when ``body_base64``
     mime_type: str = ""
@@ -26,6 +27,7 @@ class Message:
     body_size: int = -1        # what the exporter says the body's size was (-1: not said)
 
     def header(self, name: str) -> str | None:
+        """The first header called ``name`` (any case), or None."""
         lname = name.lower()
         for k, v in self.headers:
             if k.lower() == lname:
@@ -35,6 +37,7 @@ class Message:
 
 @dataclass
 class Request(Message):
+    """A recorded request."""
     method: str = "GET"
     url: str = ""
     http_version: str = "HTTP/1.1"
@@ -42,6 +45,7 @@ class Request(Message):
 
     @property
     def query(self) -> list[tuple[str, str]]:
+        """The URL's query parameters, in order, blanks kept."""
         parts = split_url(self.url)
         return parse_qsl(parts.query, keep_blank_values=True) if parts else []
 
@@ -53,12 +57,14 @@ class Request(Message):
 
     @property
     def path(self) -> str:
+        """The URL's path (``/`` when it has none)."""
         parts = split_url(self.url)
         return (parts.path or "/") if parts else "/"
 
 
 @dataclass
 class Response(Message):
+    """A recorded response."""
     status: int = 0
     status_text: str = ""
     http_version: str = "HTTP/1.1"
@@ -66,6 +72,7 @@ class Response(Message):
 
 @dataclass
 class Entry:
+    """One exchange of a recording: a request, its response, and when."""
     request: Request
     response: Response
     started: str                # ISO 8601 with milliseconds and zone
@@ -78,6 +85,7 @@ class Entry:
 
 @dataclass
 class Page:
+    """A page of a browser recording."""
     id: str
     title: str
     started: str
@@ -85,6 +93,7 @@ class Page:
 
 @dataclass
 class Recording:
+    """A HAR file's content: its entries (request and response pairs), pages and who wrote it."""
     entries: list[Entry]
     pages: list[Page] = field(default_factory=list)
     creator: tuple[str, str] = ("HAR2Client", "0")
@@ -92,6 +101,7 @@ class Recording:
     source: str = ""            # the file it was read from, for error messages
 
     def hosts(self) -> list[str]:
+        """The hosts the recording talks to, the most requested first."""
         seen: dict[str, int] = {}
         for e in self.entries:
             seen[e.request.host] = seen.get(e.request.host, 0) + 1

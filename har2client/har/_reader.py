@@ -27,6 +27,7 @@ MAX_ATTACHED_BYTES = 16 * 1024 * 1024
 
 
 def read_har(path: str | os.PathLike[str]) -> Recording:
+    """Read a HAR file into a :class:`Recording`; a file that is not one raises :class:`HarError`."""
     path = os.fspath(path)
     try:
         with open(path, "rb") as fh:

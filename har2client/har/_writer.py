@@ -100,6 +100,7 @@ def entry_to_har(e: Entry) -> dict[str, Any]:
 
 
 def recording_to_har(rec: Recording) -> dict[str, Any]:
+    """``rec`` as HAR 1.2 JSON data."""
     log: dict[str, Any] = {
         "version": "1.2",
         "creator": {"name": rec.creator[0], "version": rec.creator[1]},
@@ -116,6 +117,7 @@ def recording_to_har(rec: Recording) -> dict[str, Any]:
 
 
 def write_har(rec: Recording, path: str) -> None:
+    """Write ``rec`` to ``path`` as a HAR 1.2 file."""
     with open(path, "w", encoding="utf-8") as fh:
         # One write of the whole text: json.dump writes every token on its own, several times slower.
         fh.write(json.dumps(recording_to_har(rec), indent=2, ensure_ascii=False) + "\n")

@@ -33,7 +33,7 @@ except ImportError:  # the grader alone does not need Parquet
 import yaml
 
 from ..har import read_har, render_compact
-from ..tasks._task import arms_of, load_task
+from ..tasks import arms_of, load_task
 
 CONFIGS = ("tierB", "tierA", "investigate", "repair")
 SPLITS = ("train", "test")

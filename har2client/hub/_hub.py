@@ -121,12 +121,13 @@ def pull(task_id: str, source: str | None = None, hidden_source: str | None = No
     if source.count("/") != 1:
         raise Har2ClientError(f"{source}: neither a dataset folder nor a Hub dataset id (ORG/NAME)")
     hidden_source = hidden_source or f"{source}-hidden"
-    public_dir = _download(source, ["README.md", "data/*/*.parquet"])
-    hidden_dir = _download(hidden_source, [f"tasks/{task_id}/*"])
+    public_dir = download_files(source, ["README.md", "data/*/*.parquet"])
+    hidden_dir = download_files(hidden_source, [f"tasks/{task_id}/*"])
     return restore_task(public_dir, hidden_dir, task_id, dest_root)
 
 
-def _download(repo: str, patterns: list[str]) -> str:
+def download_files(repo: str, patterns: list[str]) -> str:
+    """The files of dataset ``repo`` that match ``patterns``, fetched into the Hub cache: its folder."""
     _need_hub()
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import GatedRepoError, HfHubHTTPError, LocalEntryNotFoundError, RepositoryNotFoundError

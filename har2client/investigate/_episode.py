@@ -19,13 +19,10 @@ import httpx
 
 from .._errors import TaskError
 from .._seeding import rng, token_hex
-from ..api._app import create_app
-from ..api._instance import Instance, instance_seed
-from ..api._world import client_kwargs
+from ..api import Instance, client_kwargs, create_app, instance_seed
 from ..grading import SCORING_VERSION, grade_code
-from ..har._render import clean
-from ..tasks._arms import render_observation
-from ..tasks._task import Task, arms_of, load_task
+from ..har import clean
+from ..tasks import Task, arms_of, load_task, render_observation
 from ._tools import MAX_PROBE_REQUEST_BYTES, METHODS, PROBE_BODY_CHARS, tools_for
 
 BUDGETS = (0, 1, 5)
@@ -74,6 +71,7 @@ class InvestigateEpisode:
     # -- what the model gets ----------------------------------------------------------------
 
     def tools(self) -> list[dict[str, Any]]:
+        """The episode's tools in OpenAI's format (no ``http_request`` when the budget is 0)."""
         return tools_for(self.budget)
 
     def practice_section(self) -> str:
@@ -96,6 +94,7 @@ class InvestigateEpisode:
     def message(self, role: str, content: str | None, tool_calls: list[dict[str, Any]] | None = None,
                 reasoning: str | None = None, tokens: dict[str, int] | None = None,
                 seconds: float | None = None) -> None:
+        """Record one message of the conversation (with its tool calls, reasoning and tokens)."""
         line: dict[str, Any] = {"kind": "message", "turn": self.turn, "role": role, "content": content}
         if tool_calls:
             line["tool_calls"] = tool_calls
@@ -205,6 +204,7 @@ class InvestigateEpisode:
 
     @property
     def grading_seed(self) -> int:
+        """The seed of the episode's grading instance."""
         return rng(self.episode_seed, "grading").getrandbits(62)
 
     def end(self, reason: str, code: str | None = None, grade: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -220,6 +220,7 @@ class InvestigateEpisode:
         return self.ended
 
     def write(self, path: str) -> None:
+        """Write the episode record to ``path`` as JSONL."""
         with open(path, "w", encoding="utf-8") as fh:
             for line in self.lines:
                 fh.write(json.dumps(line, ensure_ascii=False) + "\n")

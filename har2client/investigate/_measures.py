@@ -9,7 +9,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..api._model import ApiModel
+from ..api import ApiModel
 
 
 def _role(model: ApiModel, method: str, path: str) -> str | None:

@@ -13,9 +13,7 @@ from typing import Any
 
 import httpx
 
-from ..api._client import ConventionsClient
-from ..api._reference import reference_source
-from ..api._world import create_values
+from ..api import ConventionsClient, create_values, reference_source
 from ._episode import InvestigateEpisode
 
 POLICIES = ("reference", "as-built", "probe-then-reference")

@@ -12,6 +12,7 @@ EPISODE_SCHEMA = str(resources.files("har2client.investigate").joinpath("episode
 
 
 def read_episode(path: str) -> list[dict[str, Any]]:
+    """The lines of an episode JSONL file; a missing or broken file raises a one-line error."""
     try:
         with open(path, encoding="utf-8") as fh:
             return [json.loads(line) for line in fh if line.strip()]

@@ -18,18 +18,30 @@ from collections.abc import Callable
 from typing import Any
 
 from .._seeding import derive_seed, rng
-from ..api._instance import instance_seed
-from ..api._model import ApiModel, model_from_document
-from ..api._reference import constructor_args, method_names, reference_source
-from ..api._session import record_session, recording_instance
-from ..api._world import hidden_tests
-from ..grading._result import SCORING_VERSION
+from ..api import (
+    ApiModel,
+    constructor_args,
+    hidden_tests,
+    instance_seed,
+    method_names,
+    model_from_document,
+    record_session,
+    recording_instance,
+    reference_source,
+)
+from ..grading import SCORING_VERSION
 from ..har import write_har
-from ..tasks._arms import goal_with_note, placebo_sentence
-from ..tasks._build import CALL_SECONDS, TASK_SECONDS, document_yaml
-from ..tasks._goal import goal_markdown
-from ..tasks._task import write_json, write_text
-from ..tierb._configs import TaskConfig, tierb_configs
+from ..tasks import (
+    CALL_SECONDS,
+    TASK_SECONDS,
+    document_yaml,
+    goal_markdown,
+    goal_with_note,
+    placebo_sentence,
+    write_json,
+    write_text,
+)
+from ..tierb import TaskConfig, tierb_configs
 from ._changes import KINDS, LOUD, NotApplicable, apply_change
 from ._contract import renames_between, repaired_source
 from ._failure import failure_text
@@ -96,6 +108,7 @@ def _release(v1_doc: dict[str, Any], kinds: list[str], r: random.Random) -> dict
 
 
 def applicable(doc: dict[str, Any], seed: int) -> list[str]:
+    """The change kinds that apply to the API description ``doc``."""
     out = []
     for kind in KINDS:
         try:

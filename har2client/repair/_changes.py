@@ -14,7 +14,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from ..api._model import model_from_document
+from ..api import model_from_document
 
 LOUD = ("resource_moved", "auth_changed", "version_changed", "header_required", "request_wrapped")
 SILENT = ("field_renamed", "envelope_changed", "unit_changed", "filter_renamed", "paging_added")

@@ -11,12 +11,8 @@ import random
 import socket
 from typing import Any
 
-from ..api._instance import Instance, instance_seed
-from ..api._model import ApiModel, load_model
-from ..api._reference import reference_source
-from ..api._world import ApiWorld, start_world
-from ..tasks._kinds import GradingWorld
-from ..tasks._task import Task
+from ..api import ApiModel, ApiWorld, Instance, instance_seed, load_model, reference_source, start_world
+from ..tasks import GradingWorld, Task
 
 
 def renames_between(v1: ApiModel, v2: ApiModel) -> dict[str, str]:
@@ -36,12 +32,15 @@ class ContractWorld(ApiWorld):
         return None if row is None else {self.to_old.get(k, k): v for k, v in row.items()}
 
     def rows(self) -> list[dict[str, Any]]:
+        """The server's records now, in the names the old client's contract uses."""
         return [self._old(r) for r in self.instance.all()]  # type: ignore[misc]
 
     def get(self, rid: Any) -> dict[str, Any] | None:
+        """The server's record ``rid`` now, in the old contract's names, or None."""
         return self._old(self.instance.get(rid))
 
     def new_value(self, field: str, old: Any, r: random.Random) -> Any:
+        """A valid value for the old contract's ``field`` that differs from ``old``."""
         return super().new_value(self.to_new.get(field, field), old, r)
 
     def change(self, rid: Any, field: str, value: Any) -> None:

@@ -15,13 +15,17 @@ import traceback
 import types
 from typing import Any
 
-from ..api._app import create_app
-from ..api._fake import fake_from_schema
-from ..api._http import HTTPServer
-from ..api._instance import Instance
-from ..api._model import ApiModel
-from ..api._server import listen_socket
-from ..api._world import _plain_fields, client_kwargs, create_values
+from ..api import (
+    ApiModel,
+    HTTPServer,
+    Instance,
+    client_kwargs,
+    create_app,
+    create_values,
+    fake_from_schema,
+    listen_socket,
+    plain_fields,
+)
 
 _TYPES = {"integer": "int", "string": "str", "boolean": "bool", "number": "float"}
 
@@ -48,7 +52,7 @@ def user_script(v1: ApiModel, total: int, r: random.Random) -> str:
     if "create" in v1.operations:
         lines.append(f"    new = client.create_{one}(**{create_values(v1, r)!r})")
         if "update" in v1.operations:
-            field = _plain_fields(v1, "update")[0][0]
+            field = plain_fields(v1, "update")[0][0]
             value = fake_from_schema(v1.field_properties[field], r, field)
             lines.append(f"    client.update_{one}(new['{v1.id_field}'], {field}={value!r})")
         if "delete" in v1.operations:

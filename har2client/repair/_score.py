@@ -7,7 +7,7 @@ import secrets
 from typing import Any
 
 from ..grading import GradeResult, grade
-from ..tasks._task import Task, load_task
+from ..tasks import Task, load_task
 
 
 def regression(task: Task, submitted: GradeResult, **grade_options: Any) -> dict[str, Any]:

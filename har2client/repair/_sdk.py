@@ -7,8 +7,7 @@ operations, ``Record`` the model, and ``Client`` the entry point the goal names.
 
 from __future__ import annotations
 
-from ..api._model import ApiModel
-from ..api._reference import constructor_args, reference_source
+from ..api import ApiModel, constructor_args, reference_source
 
 
 def sdk_source(model: ApiModel) -> str:

@@ -29,6 +29,7 @@ ANY = "any"
 
 def build_app(results: str | None = None, tasks: str | None = None, episodes: str | None = None,
               db: str = "space.sqlite", raw_link: str | None = None) -> Any:
+    """The Space's Gradio Blocks: leaderboard, explorer, episodes, submissions, charts."""
     import gradio as gr
     import pandas as pd
 
@@ -217,6 +218,7 @@ def start_worker(db: str, tasks: str, workers: int = 1) -> "subprocess.Popen[byt
 
 def serve(results: str | None, tasks: str | None, episodes: str | None, db: str, port: int = 7860,
           host: str = "127.0.0.1", workers: int = 1, raw_link: str | None = None) -> None:
+    """Serve the Space, and start its grading worker when there are tasks to grade on."""
     if tasks:
         start_worker(db, tasks, workers)
     app = build_app(results, tasks, episodes, db, raw_link)

@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..har import read_har, render_compact
-from ..tasks._arms import NOTE
-from ..tasks._task import arms_of, task_metas, visible_files
+from ..tasks import NOTE, arms_of, task_metas, visible_files
 
 EXCERPT_CHARS = 1500
 
@@ -61,10 +60,12 @@ class TaskIndex:
         return out
 
     def switch_names(self) -> list[str]:
+        """The switch names the published configurations have."""
         return sorted({s for c in self.cards.values() for s in c.switches})
 
     def find(self, text: str = "", tier: str = "any", case: str = "any", arm: str = "any",
              switch: str = "any") -> list[str]:
+        """The ids of the tasks that match the search text and filters."""
         text = (text or "").strip().lower()
         return [c.task_id for c in self.cards.values()
                 if (not text or text in c.task_id.lower() or text in c.domain.lower())

@@ -12,7 +12,7 @@ import os
 import sys
 from typing import Any
 
-from ..grading._result import SCORING_VERSION
+from ..grading import SCORING_VERSION
 
 
 class HubSink:

@@ -94,6 +94,7 @@ def board(summaries: list[dict[str, Any]]) -> tuple[list[str], list[str], dict[t
 
 
 def leaderboard_html(summaries: list[dict[str, Any]], raw_link: str | None = None) -> str:
+    """The leaderboard table as HTML (sortable, each cell's interval on hover and focus)."""
     settings, benchmarks, cells = board(summaries)
     if not cells:
         return f'<div class="h2c-empty" id="h2c-empty">{EMPTY}</div>'

@@ -14,8 +14,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, wait
 from typing import Any
 
-from ..grading._batch import GradingPool
-from ..grading._code import grade_code
+from ..grading import GradingPool, grade_code
 from ._hubsink import HubSink
 from ._submissions import connect
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._seeding import rng
-from ..api._model import ApiModel
+from ..api import ApiModel
 
 ARMS = ("as_built", "hint", "evidence", "placebo")
 NOTE = "## Note"

@@ -13,12 +13,19 @@ import os
 import shutil
 from typing import Any
 
-from ..api._instance import instance_seed
-from ..api._model import ApiModel
-from ..api._reference import constructor_args, conventions_on, method_names, reference_source
-from ..api._session import clue_for, record_session, recording_instance
-from ..api._world import hidden_tests
-from ..grading._result import SCORING_VERSION
+from ..api import (
+    ApiModel,
+    clue_for,
+    constructor_args,
+    conventions_on,
+    hidden_tests,
+    instance_seed,
+    method_names,
+    record_session,
+    recording_instance,
+    reference_source,
+)
+from ..grading import SCORING_VERSION
 from ..har import write_har
 from ._arms import arm_files, goal_with_note, hint_sentence, placebo_sentence
 from ._goal import goal_markdown

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..api._fake import ABOUT_KIND
-from ..api._model import ApiModel
-from ..api._reference import constructor_args, method_names
+from ..api import ABOUT_KIND, ApiModel, constructor_args, method_names
 
 _ARG_ABOUT = {"api_key": "the account's API key", "username": "the account's user name",
               "password": "the account's password",
@@ -34,6 +32,7 @@ def _about(schema: dict[str, Any]) -> str:
 
 
 def goal_markdown(model: ApiModel, task_id: str, call_seconds: float, task_seconds: float) -> str:
+    """The goal a model reads: the API, the class and methods to write, the records and the limits."""
     names = method_names(model)
     args = constructor_args(model)
     res, key, rid = model.resource.replace("_", " "), model.id_field, f"{model.resource}_id"

@@ -44,6 +44,7 @@ def register(kind: str, start: str) -> None:
 
 
 def kinds() -> list[str]:
+    """The names of the registered task kinds."""
     return sorted(_ENTRY_POINTS)
 
 
@@ -53,6 +54,7 @@ def kind_of(task: Task) -> str:
 
 
 def start_world(task: Task, grading_seed: int, sock: socket.socket) -> GradingWorld:
+    """Start the grading world of ``task``'s kind on ``sock``, with instance ``grading_seed``."""
     kind = kind_of(task)
     start = _LOADED.get(kind)
     if start is None:
@@ -65,5 +67,5 @@ def start_world(task: Task, grading_seed: int, sock: socket.socket) -> GradingWo
     return start(task, grading_seed, sock)
 
 
-register("build", "har2client.api._world:start_grading_world")
-register("repair", "har2client.repair._contract:start_repair_world")
+register("build", "har2client.api:start_grading_world")
+register("repair", "har2client.repair:start_repair_world")

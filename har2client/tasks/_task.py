@@ -55,6 +55,7 @@ class HiddenTest:
     params: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The test as plain JSON data, as ``tests.json`` holds it."""
         return asdict(self)
 
 
@@ -70,6 +71,7 @@ def _read_json(path: str) -> Any:
 
 @dataclass
 class Task:
+    """A task directory: its metadata, visible files (goal, recording, arms) and hidden part."""
     path: str
 
     @cached_property
@@ -78,18 +80,21 @@ class Task:
 
     @property
     def task_id(self) -> str:
+        """The task's id, from ``task.json``."""
         return str(self.meta["task_id"])
 
     def file(self, name: str) -> str:
+        """The path of the task's visible file ``name``."""
         return os.path.join(self.path, name)
 
     def hidden_file(self, name: str) -> str:
+        """The path of the task's hidden file ``name`` (under ``hidden/``)."""
         return os.path.join(self.path, "hidden", name)
 
     @cached_property
     def model(self) -> Any:
         """The API's model (an ``ApiModel``), read from ``hidden/openapi.yaml``."""
-        from ..api._model import load_model
+        from ..api import load_model
 
         return load_model(self.hidden_file("openapi.yaml"), self.grading.get("model_key"))
 
@@ -103,10 +108,12 @@ class Task:
 
     @property
     def reference_path(self) -> str:
+        """The path of the task's reference client."""
         return self.hidden_file("reference_client.py")
 
     @property
     def recording_path(self) -> str:
+        """The path of the task's recording (``recording.har``)."""
         return self.file("recording.har")
 
 
@@ -140,11 +147,13 @@ def task_metas(folder: str) -> list[tuple[str, dict[str, Any]]]:
 
 
 def write_json(path: str, data: Any) -> None:
+    """Write ``data`` as sorted, indented JSON (the same data gives the same bytes)."""
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(data, fh, indent=2, sort_keys=True, ensure_ascii=False)
         fh.write("\n")
 
 
 def write_text(path: str, text: str) -> None:
+    """Write ``text`` with Unix line ends (the same text gives the same bytes on every machine)."""
     with open(path, "w", encoding="utf-8", newline="\n") as fh:
         fh.write(text)

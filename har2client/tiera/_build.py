@@ -6,11 +6,12 @@ import os
 from collections.abc import Callable
 
 from .._seeding import derive_seed
-from ..tasks._build import build_api_task
+from ..tasks import build_api_task
 from ._specs import NOT_SERVED, TierASpec, tiera_specs
 
 
 def build_tiera_task(spec: TierASpec, out_dir: str, seed: int, id_prefix: str = "") -> str:
+    """Build the Tier A task of ``spec`` into ``out_dir`` from ``seed``; its path."""
     model = spec.model
     return build_api_task(
         model, out_dir, spec.task_id(id_prefix), derive_seed(seed, "tiera-task", spec.key), profile="proxy",

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from .._errors import SpecError
-from ..api._model import ApiModel, load_model
+from ..api import ApiModel, load_model
 
 # Shipped inside the package (a wheel has nothing beside it): found the same way installed or in a checkout.
 SPEC_DIR = str(resources.files("har2client.tiera").joinpath("specs"))
@@ -19,15 +19,18 @@ NOT_SERVED: dict[str, str] = {}
 
 @dataclass(frozen=True)
 class TierASpec:
+    """One Tier A API description in ``tierA_specs/``."""
     number: str    # "01"
     key: str       # "stripe": used in task ids
     path: str
 
     @property
     def model(self) -> ApiModel:
+        """The API model read from the description."""
         return load_model(self.path, self.key)
 
     def task_id(self, id_prefix: str = "") -> str:
+        """The id of this API's task."""
         return f"tiera_{id_prefix}{self.number}_{self.key}"
 
 
@@ -53,4 +56,5 @@ def load_tiera_spec(path: str) -> ApiModel:
 
 
 def load_tiera_specs(directory: str = SPEC_DIR) -> list[ApiModel]:
+    """The API models of every Tier A description in ``directory``."""
     return [s.model for s in tiera_specs(directory)]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from ..api._model import model_from_document
-from ..tasks._build import build_api_task
+from ..api import model_from_document
+from ..tasks import build_api_task
 from ._configs import TIERB_SIZE, TaskConfig, tierb_configs, write_configs
 
 

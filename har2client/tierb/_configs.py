@@ -26,6 +26,7 @@ HIDDEN_HEADER_TASKS = 25
 
 @dataclass(frozen=True)
 class TaskConfig:
+    """What decides a Tier B task: its index, domain, seed, switches and details."""
     index: int
     domain: str
     seed: int
@@ -35,14 +36,17 @@ class TaskConfig:
 
     @property
     def task_id(self) -> str:
+        """The task's id (``tierb_NN_<domain>``)."""
         return f"tierb_{self.id_prefix}{self.index:02d}_{self.domain}"
 
     @property
     def level(self) -> int:
+        """The task's level: how many switches are on."""
         return self.switches.level
 
     @property
     def slug(self) -> str:
+        """The domain's brand in lower case."""
         return DOMAIN_BY_KEY[self.domain].slug
 
     def document(self) -> dict[str, Any]:
@@ -52,6 +56,7 @@ class TaskConfig:
                               self.details)
 
     def to_dict(self) -> dict[str, Any]:
+        """The configuration as plain JSON data (a line of ``configs.jsonl``)."""
         return {"task_id": self.task_id, "index": self.index, "domain": self.domain, "seed": self.seed,
                 "level": self.level, "switches": dataclasses.asdict(self.switches),
                 "details": dataclasses.asdict(self.details),
@@ -147,6 +152,7 @@ def tierb_configs(seed: int, size: int = TIERB_SIZE, id_prefix: str = "") -> lis
 
 
 def write_configs(configs: list[TaskConfig], path: str) -> None:
+    """Write ``configs`` to ``path`` as JSONL, one line each."""
     with open(path, "w", encoding="utf-8") as fh:
         for c in configs:
             fh.write(json.dumps(c.to_dict(), sort_keys=True) + "\n")

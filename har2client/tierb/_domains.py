@@ -10,6 +10,7 @@ from ..api import KINDS
 
 @dataclass(frozen=True)
 class Field:
+    """A field of a Tier B record: its kind of value and what a client may write."""
     name: str
     kind: str                       # one of the engine's kinds of value (person, money_cents, enum, ...)
     choices: tuple[str, ...] = ()
@@ -36,17 +37,20 @@ class Resource:
 
     @property
     def writable_fields(self) -> tuple[Field, ...]:
+        """The fields a client may set."""
         return tuple(f for f in self.fields if f.writable)
 
 
 @dataclass(frozen=True)
 class Domain:
+    """A Tier B product: its brand and the resource its API serves."""
     key: str          # used in task ids: tierb_NN_<key>
     brand: str        # the product the API belongs to
     resource: Resource
 
     @property
     def slug(self) -> str:
+        """The brand in lower case, for hosts and media types."""
         return self.brand.lower()
 
 

@@ -47,6 +47,7 @@ BODY_PAGING = ("cursor", "next_url")
 
 @dataclass(frozen=True)
 class Switches:
+    """The six switches of a Tier B API; ``off`` or a variant each."""
     login: str = "off"
     paging: str = "off"
     expiry: str = "off"
@@ -68,13 +69,16 @@ class Switches:
 
     @property
     def on(self) -> tuple[str, ...]:
+        """The names of the switches that are not off."""
         return tuple(n for n in SWITCH_NAMES if getattr(self, n) != "off")
 
     @property
     def level(self) -> int:
+        """How many switches are on: a Tier B task's level (0 to 6)."""
         return len(self.on)
 
     def without(self, name: str) -> Switches:
+        """The same switches with ``name`` off."""
         return dataclasses.replace(self, **{name: "off"})
 
 
