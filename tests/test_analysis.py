@@ -16,6 +16,8 @@ from har2client.analysis import analyze, bootstrap_ci, bootstrap_combination, re
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from openai_standin import OpenAIStandIn
 
+pytestmark = pytest.mark.slow  # see pyproject.toml's markers
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PREREG = os.path.join(ROOT, "PREREG.md")
 

@@ -18,7 +18,8 @@ from har2client.grading._sandbox import HERE, bwrap_available
 
 ATTACKS = os.path.join(os.path.dirname(__file__), "attacks")
 WHY_NOT_FULL = bwrap_available()
-pytestmark = pytest.mark.skipif(WHY_NOT_FULL is not None, reason=f"full isolation unavailable: {WHY_NOT_FULL}")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(WHY_NOT_FULL is not None, reason=f"full isolation unavailable: {WHY_NOT_FULL}")]
 LIMITS = Limits(call_seconds=2, task_seconds=40, memory_mb=512)
 
 

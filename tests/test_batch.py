@@ -8,6 +8,8 @@ import sys
 import tempfile
 import time
 
+import pytest
+
 from conftest import ROOT, run_cli
 from har2client.grading._batch import failure_reason, read_results
 
@@ -17,6 +19,7 @@ def _lines(path):
         return [json.loads(line) for line in fh]
 
 
+@pytest.mark.slow
 def test_reference_baseline_with_two_workers(tierb_dir, tmp_path):
     out = tmp_path / "ref.jsonl"
     r = run_cli("grade-all", str(tierb_dir), "--baseline", "reference", "--workers", "2", "--out", str(out))
@@ -31,6 +34,7 @@ def test_reference_baseline_with_two_workers(tierb_dir, tmp_path):
     assert set(summary["per_switch"]) == {"login", "paging", "expiry", "version", "hidden_header", "envelope"}
 
 
+@pytest.mark.slow
 def test_a_killed_run_resumes_without_losing_or_repeating(tierb_dir, tmp_path):
     out = tmp_path / "killed.jsonl"
     cmd = [sys.executable, "-m", "har2client", "grade-all", str(tierb_dir), "--baseline", "reference",
@@ -58,6 +62,7 @@ def test_a_killed_run_resumes_without_losing_or_repeating(tierb_dir, tmp_path):
                 or n.startswith(f"h2c-batch-{proc.pid}-")]
 
 
+@pytest.mark.slow
 def test_predictions_for_two_models_and_a_missing_submission(tierb_dir, tierb_tasks, tmp_path):
     preds = tmp_path / "preds.jsonl"
     ref = open(os.path.join(tierb_tasks[1], "hidden", "reference_client.py")).read()
@@ -80,6 +85,7 @@ def test_predictions_for_two_models_and_a_missing_submission(tierb_dir, tierb_ta
     assert "missing_client" in r.stdout
 
 
+@pytest.mark.slow
 def test_clients_directory(tierb_dir, tierb_tasks, tmp_path):
     clients = tmp_path / "clients"
     clients.mkdir()
@@ -91,6 +97,7 @@ def test_clients_directory(tierb_dir, tierb_tasks, tmp_path):
     assert rows[first]["pass_rate"] == 1.0 and sum(x["pass_rate"] for x in rows.values()) == 1.0
 
 
+@pytest.mark.slow
 def test_bad_batch_input_gets_one_line(tierb_dir, tmp_path):
     out = tmp_path / "x.jsonl"
     out.write_text("")
@@ -119,6 +126,7 @@ def test_failure_reasons():
     assert failure_reason("/x/client.py: no such client file") == "missing_client"
 
 
+@pytest.mark.slow
 def test_tier_a_summaries_count_per_convention(tmp_path):
     from har2client.tiera._build import build_tiera
 

@@ -5,9 +5,12 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT, run_cli
 
 
+@pytest.mark.slow
 def test_the_quickstart_commands_work_as_written(tmp_path):
     out = tmp_path / "runs" / "quickstart"
     build = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "build_tierb.py"), "--out",
@@ -37,6 +40,7 @@ def test_the_quickstart_commands_work_as_written(tmp_path):
     assert all({"name", "passed", "error"} <= set(t) for t in result["tests"])
 
 
+@pytest.mark.slow
 def test_build_subcommand_equals_the_script(tmp_path):
     a = run_cli("build", "tierb", "--out", str(tmp_path / "a"), "--seed", "3", "--limit", "2")
     assert a.returncode == 0 and "built 2 tasks" in a.stdout and "[2/2]" in a.stderr
@@ -47,6 +51,7 @@ def test_build_subcommand_equals_the_script(tmp_path):
         assert a.read_bytes() == b.read_bytes()
 
 
+@pytest.mark.slow
 def test_quickstart_needs_no_arguments(tmp_path):
     r = run_cli("quickstart", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
@@ -62,6 +67,7 @@ def _one_line_error(r, *needles):
     assert all(n in errors[0] for n in needles), errors[0]
 
 
+@pytest.mark.slow
 def test_bad_input_gets_one_line(tierb_tasks, tmp_path):
     task = tierb_tasks[0]
     broken = tmp_path / "broken.har"
@@ -98,11 +104,13 @@ def test_help_explains_each_command():
     assert "--json" in g.stdout and "Exit status" in g.stdout
 
 
+@pytest.mark.slow
 def test_render_prints_the_compact_recording(tierb_tasks):
     r = run_cli("render", os.path.join(tierb_tasks[0], "recording.har"))
     assert r.returncode == 0 and r.stdout.startswith("# Recording: ")
 
 
+@pytest.mark.slow
 def test_render_of_a_task_shows_what_each_arm_shows_a_model(tierb_tasks):
     with_evidence = next(t for t in tierb_tasks if os.path.exists(os.path.join(t, "arms", "evidence")))
     shown = {}

@@ -49,6 +49,7 @@ INFO_KEYS = {"task_id", "episode", "probes_used", "probes_left", "error"}
 GRADE_KEYS = {"pass_rate", "passed", "total", "tests", "isolation", "grading_seed", "scoring_version"}
 
 
+@pytest.mark.slow
 def test_the_pages_snippet_prints_what_the_page_says(tmp_path):
     script = tmp_path / "snippet.py"
     script.write_text(SNIPPET)
@@ -105,6 +106,7 @@ def _hidden_texts(env: Har2ClientEnv) -> list[str]:
     return names + [reference.split("class Client", 1)[1][:400]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,make", CONFIGS, ids=[c[0] for c in CONFIGS])
 def test_every_environment_keeps_the_contract(splits, name, make):
     env = make(splits, 7)
@@ -200,6 +202,7 @@ def test_a_rising_curriculum_moves_up_when_the_recent_mean_passes_the_threshold(
     assert parse_curriculum("all", "R").stages() == [0, 1, 2, 3]
 
 
+@pytest.mark.slow
 def test_environment_levels_follow_the_curriculum():
     env = TrafficToClientEnv(curriculum="L1-L2", window=2, threshold=0.9, seed=4)
     levels = []
@@ -262,6 +265,7 @@ def test_a_repair_that_breaks_what_worked_has_a_regression_rate_of_one():
 
 # -- the test split from a dataset folder; many environments on one pool -------------------------
 
+@pytest.mark.slow
 def test_the_test_split_reads_a_dataset_folder(tmp_path, splits, monkeypatch):
     from har2client.hub import build_dataset
 
@@ -279,6 +283,7 @@ def test_the_test_split_reads_a_dataset_folder(tmp_path, splits, monkeypatch):
         TrafficToClientEnv(split="test", tasks=str(tmp_path / "ds"))
 
 
+@pytest.mark.slow
 def test_many_environments_in_threads_share_one_grading_pool(tierb_dir):
     pool = GradingPool(2)
     try:

@@ -21,6 +21,8 @@ from har2client.agents import extract_client
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from openai_standin import OpenAIStandIn
 
+pytestmark = pytest.mark.slow  # see pyproject.toml's markers
+
 BROKEN = "class Client(:\n"
 
 

@@ -21,6 +21,7 @@ def _parallel(fn, items):
         return list(pool.map(fn, items))
 
 
+@pytest.mark.slow
 def test_reference_scores_one_on_every_task_over_several_grading_seeds(tierb_tasks):
     jobs = [(t, seed) for t in tierb_tasks for seed in (11, 22, 33)]
     results = _parallel(lambda job: grade(job[0], os.path.join(job[0], "hidden", "reference_client.py"),
@@ -38,6 +39,7 @@ def test_every_grade_uses_a_fresh_instance(tierb_tasks):
     assert a.grading_seed != b.grading_seed and a.pass_rate == b.pass_rate == 1.0
 
 
+@pytest.mark.slow
 def test_replay_mean_is_at_most_a_tenth(tierb_tasks, tmp_path):
     def one(task):
         path = tmp_path / f"{os.path.basename(task)}_replay.py"
@@ -49,6 +51,7 @@ def test_replay_mean_is_at_most_a_tenth(tierb_tasks, tmp_path):
     assert rates[0] == 0.0  # the all-switches showcase task
 
 
+@pytest.mark.slow
 def test_removing_any_switch_handling_fails_a_hidden_test(tierb_tasks, tmp_path):
     """For every task and every switch it turns on, the reference without that switch's handling fails."""
     jobs = []
@@ -136,6 +139,7 @@ def test_misbehaving_calls_fail_only_their_tests_and_grading_goes_on(tierb_tasks
     assert others and all(t.passed for t in others), [(t.name, t.error) for t in others]
 
 
+@pytest.mark.slow
 def test_two_time_outs_in_a_row_end_the_grade_with_the_rest_not_run(tierb_tasks, tmp_path):
     from har2client.grading import Limits
 
@@ -151,6 +155,7 @@ def test_two_time_outs_in_a_row_end_the_grade_with_the_rest_not_run(tierb_tasks,
     assert rest and all(not t.passed and t.error == "not run: the client timed out twice in a row" for t in rest)
 
 
+@pytest.mark.slow
 def test_a_client_that_hangs_in_one_method_only_is_not_cut_short(tierb_tasks, tmp_path):
     from har2client.grading import Limits
 
@@ -166,6 +171,7 @@ def test_a_client_that_hangs_in_one_method_only_is_not_cut_short(tierb_tasks, tm
     assert not any("twice in a row" in (t.error or "") for t in r.tests)
 
 
+@pytest.mark.slow
 def test_partial_isolation_still_grades_and_says_so(tierb_tasks):
     from har2client.grading import Sandbox
 
@@ -220,6 +226,7 @@ def _zombies_of(parent: int) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_partial_isolation_ends_what_a_client_started_orphans_included_and_leaves_no_zombie(tierb_tasks, tmp_path):
     """The zygote is its workers' subreaper: a double-forked, re-sessioned child cannot outlive the grade."""
     from har2client.grading import Sandbox
@@ -252,6 +259,7 @@ def test_asking_whether_bubblewrap_works_leaves_no_zombie():
     assert set(bwrap_zombies()) - before == set()
 
 
+@pytest.mark.slow
 def test_without_its_hidden_header_the_reference_passes_a_fifth_to_seven_tenths(tierb_tasks, tmp_path):
     """The header is needed by a real share of the tests, and not by all of them (H10 can be measured)."""
     jobs = []

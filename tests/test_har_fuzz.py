@@ -13,9 +13,13 @@ import random
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT
 from har2client import HarError
 from har2client.har import read_har, render_compact
+
+pytestmark = pytest.mark.slow  # see pyproject.toml's markers
 
 FILES = 2400
 CORPUS = os.path.join(os.path.dirname(__file__), "har_corpus")

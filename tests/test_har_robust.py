@@ -66,6 +66,7 @@ def test_bodies_that_were_not_recorded_say_so():
 @pytest.mark.parametrize("body", ['"\\ud800 lone surrogate"', "[" * 5000 + "]" * 5000,
                                   '"NUL \\u0000 ESC \\u001b[31m red BEL \\u0007"'],
                          ids=["lone_surrogate", "deep_json", "control_characters"])
+@pytest.mark.slow
 def test_any_body_renders_as_printable_text(tmp_path, body):
     text = json.loads(body) if body.startswith('"') else body
     doc = _har(_with_content({"size": 10, "mimeType": "application/json", "text": text}))
@@ -92,6 +93,7 @@ def test_form_fields_are_decoded_once_and_a_null_value_is_empty():
     assert parse_har(json.dumps(_har(raw))).entries[0].request.form_params == [("user", "p+ssA"), ("n", "")]
 
 
+@pytest.mark.slow
 def test_an_unparsable_url_and_a_null_status_render_plainly(tmp_path):
     bad = _entry()
     bad["request"]["url"] = "http://[::1"
@@ -114,6 +116,7 @@ def test_the_rendering_stops_at_a_stated_cap():
     (json.dumps(_har(_entry(response={"status": 10**400, "content": {}}))), "status"),
     (json.dumps(_har(_entry(response={"status": "abc"}))), "not a number"),
 ])
+@pytest.mark.slow
 def test_hostile_structure_is_one_line(tmp_path, doc, message):
     path = tmp_path / "x.har"
     path.write_text(doc)

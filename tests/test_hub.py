@@ -16,6 +16,8 @@ from har2client.hub import build_dataset, restore_task
 from har2client.tiera._build import build_tiera
 from test_tierb_build import tree_digest
 
+pytestmark = pytest.mark.slow  # see pyproject.toml's markers
+
 SECRET = "4242"
 
 

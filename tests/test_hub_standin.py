@@ -15,6 +15,8 @@ from conftest import ROOT
 from hub_standin import WRITE_TOKEN, HubStandIn
 from test_hub import dataset  # noqa: F401  (the module-scoped dataset fixture)
 
+pytestmark = pytest.mark.slow  # see pyproject.toml's markers
+
 
 @pytest.fixture
 def hub(tmp_path):

@@ -16,7 +16,7 @@ import pytest
 from conftest import ROOT
 
 UV = shutil.which("uv")
-pytestmark = pytest.mark.skipif(UV is None, reason="uv is not installed (CI installs it)")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(UV is None, reason="uv is not installed (CI installs it)")]
 
 
 def _uv(*args, cwd=ROOT, timeout=600):

@@ -21,6 +21,7 @@ def _hidden(tierb_tasks):
     return [t for t in tierb_tasks if json.load(open(os.path.join(t, "hidden", "grading.json")))["hidden_header"]]
 
 
+@pytest.mark.slow
 def test_probing_the_header_then_submitting_the_reference_scores_one_on_every_hidden_header_task(tierb_tasks):
     tasks = _hidden(tierb_tasks)
     assert len(tasks) == 25
@@ -32,6 +33,7 @@ def test_probing_the_header_then_submitting_the_reference_scores_one_on_every_hi
         validate_episode(episode.lines, task)
 
 
+@pytest.mark.slow
 def test_submitting_the_as_built_client_without_probing_scores_what_the_header_less_reference_does(tierb_tasks,
                                                                                                    tmp_path):
     for task in _hidden(tierb_tasks):
@@ -170,6 +172,7 @@ def test_tested_the_hidden_header_is_computed_from_hand_written_episodes(tierb_t
     assert header_tested([], plain) is None
 
 
+@pytest.mark.slow
 def test_the_episode_and_build_commands(tmp_path):
     r = run_cli("build", "investigate", "--out", str(tmp_path / "inv"), "--limit", "1")
     assert r.returncode == 0 and "built 1 investigate tasks" in r.stdout

@@ -11,6 +11,8 @@ from har2client.tasks import load_task
 from har2client.tiera import build_tiera
 from mutants import MUTANTS
 
+pytestmark = pytest.mark.slow  # see pyproject.toml's markers
+
 
 @pytest.fixture(scope="module")
 def all_tasks(tierb_tasks, tmp_path_factory):

@@ -13,6 +13,8 @@ from har2client.har import read_har
 from har2client.repair import KINDS, build_repair, plan_repair, repair_scores
 from test_tierb_build import tree_digest
 
+pytestmark = pytest.mark.slow  # see pyproject.toml's markers
+
 
 @pytest.fixture(scope="module")
 def repair_tasks(tmp_path_factory):

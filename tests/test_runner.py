@@ -19,6 +19,8 @@ from har2client.investigate import validate_episode
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from openai_standin import OpenAIStandIn
 
+pytestmark = pytest.mark.slow  # see pyproject.toml's markers
+
 KEY = "H2C_TEST_KEY"
 
 

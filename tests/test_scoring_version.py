@@ -3,6 +3,8 @@
 import os
 import shutil
 
+import pytest
+
 from har2client.grading import SCORING_VERSION
 from har2client.tasks._fingerprint import (
     PACKAGE,
@@ -14,10 +16,12 @@ from har2client.tasks._fingerprint import (
 )
 
 
+@pytest.mark.slow
 def test_tasks_and_rules_are_what_this_scoring_version_recorded():
     assert problems(scoring_fingerprints(), recorded(), SCORING_VERSION) == []
 
 
+@pytest.mark.slow
 def test_a_changed_task_under_the_same_version_is_caught(tierb_dir, tmp_path):
     copy = tmp_path / "tierB"
     shutil.copytree(tierb_dir, copy, ignore=shutil.ignore_patterns("configs.jsonl"))
@@ -38,6 +42,7 @@ def test_a_changed_rule_is_caught_but_not_a_changed_comment_or_docstring():
     assert code_fingerprint(source.replace("!=", "==", 1)) != same
 
 
+@pytest.mark.slow
 def test_an_unrecorded_version_says_how_to_record_it():
     [problem] = problems(scoring_fingerprints(), recorded(), "99.0.0")
     assert "has no recorded fingerprints" in problem and "--record" in problem

@@ -21,8 +21,8 @@ ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SHOTS = os.environ.get("H2C_SCREENSHOTS")  # a folder to keep each tab's screenshot in, for people to look at
 
-pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM),
-                                reason="Debian's chromium is not installed (.ci/run installs it)")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not os.path.exists(CHROMIUM),
+                                reason="Debian's chromium is not installed (.ci/run installs it)")]
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from openai_standin import OpenAIStandIn  # noqa: E402

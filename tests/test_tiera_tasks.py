@@ -49,6 +49,7 @@ def test_tasks_build_byte_identically_with_visible_files_apart_from_hidden(tiera
         assert not [w for w in ("paging", "pagination", "envelope", "cursor", "version header") if w in goal], t
 
 
+@pytest.mark.slow
 def test_reference_scores_one_on_fresh_instances(tiera_tasks):
     jobs = [(t, s) for t in tiera_tasks for s in (3, 4)]
     results = _parallel(lambda j: grade(j[0], os.path.join(j[0], "hidden", "reference_client.py"), seed=j[1]), jobs)
@@ -56,6 +57,7 @@ def test_reference_scores_one_on_fresh_instances(tiera_tasks):
     assert not failed
 
 
+@pytest.mark.slow
 def test_replay_mean_is_at_most_a_tenth(tiera_tasks, tmp_path):
     def one(task):
         path = tmp_path / f"{os.path.basename(task)}.py"
@@ -65,6 +67,7 @@ def test_replay_mean_is_at_most_a_tenth(tiera_tasks, tmp_path):
     assert statistics.mean(_parallel(one, tiera_tasks)) <= 0.10
 
 
+@pytest.mark.slow
 def test_removing_any_conventions_handling_fails_a_hidden_test(tiera_tasks, tmp_path):
     jobs = []
     for task in tiera_tasks:
@@ -83,6 +86,7 @@ def test_removing_any_conventions_handling_fails_a_hidden_test(tiera_tasks, tmp_
     assert not survivors
 
 
+@pytest.mark.slow
 def test_the_build_command(tmp_path):
     from har2client.tiera import NOT_SERVED, tiera_specs
 

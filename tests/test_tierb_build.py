@@ -5,6 +5,8 @@ import json
 import os
 from collections import Counter
 
+import pytest
+
 from har2client.har import read_har
 from har2client.tasks import load_task
 from har2client.tierb import SWITCH_NAMES, SWITCH_VARIANTS, build_tierb, tierb_configs
@@ -20,6 +22,7 @@ def tree_digest(root) -> dict:
     return out
 
 
+@pytest.mark.slow
 def test_fifty_tasks_build_byte_identically_twice(tierb_dir, tmp_path):
     build_tierb(str(tmp_path), 1, configs_path=str(tmp_path / "configs.jsonl"))
     first, second = tree_digest(tierb_dir), tree_digest(tmp_path)
@@ -107,6 +110,7 @@ def test_a_hidden_header_is_really_hidden_with_at_most_one_clue_and_the_evidence
     assert sum(clues.values()) == 25 and len(clues) >= 3, clues
 
 
+@pytest.mark.slow
 def test_each_task_describes_its_api_as_a_valid_openapi_document(tierb_tasks):
     """The switches are written as the engine's conventions in hidden/openapi.yaml, a valid OpenAPI 3.0."""
     import yaml
