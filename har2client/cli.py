@@ -147,7 +147,9 @@ def _parser() -> argparse.ArgumentParser:
     source = ga.add_mutually_exclusive_group(required=True)
     source.add_argument("--clients", help="directory of TASK_ID.py or TASK_ID/client.py files")
     source.add_argument("--predictions", help='JSONL, one {"task_id", "model", "code"} per line')
-    source.add_argument("--baseline", choices=("reference", "replay"), help="grade a baseline client of each task")
+    source.add_argument("--baseline", choices=("reference", "replay", "heuristic"),
+                        help="grade a baseline client of each task (heuristic: written by rules from the visible "
+                             "files of the as_built arm)")
     ga.add_argument("--workers", type=int, default=1, help="grades at a time, each in its own sandbox (default: 1)")
     ga.add_argument("--out", required=True, help="results file (JSONL)")
     ga.add_argument("--resume", action="store_true", help="continue --out, skipping what it already holds")
@@ -156,8 +158,12 @@ def _parser() -> argparse.ArgumentParser:
 
     bl = sub.add_parser("baseline", help="write a baseline client of a task",
                         description="reference: the task's own client (scores 1.000). replay: a client that "
-                                    "re-sends the recorded requests (what copying the recording gives).")
-    bl.add_argument("kind", choices=("reference", "replay"))
+                                    "re-sends the recorded requests (what copying the recording gives). heuristic: "
+                                    "a client written by rules from what a model is shown (the goal and the arm's "
+                                    "recording; never hidden/), with no model.")
+    bl.add_argument("kind", choices=("reference", "replay", "heuristic"))
+    bl.add_argument("--arm", default="as_built",
+                    help="the arm whose visible files the heuristic reads (default: %(default)s)")
     bl.add_argument("task", help="task directory, or a task id (pulled earlier, or from --source)")
     bl.add_argument("-o", "--out", default=None, help="file to write (default: standard output)")
     bl.add_argument("--source", default=None,
@@ -394,7 +400,7 @@ def _cmd_baseline(args: argparse.Namespace) -> int:
     from .hub import resolve_task
     from .tasks import load_task
 
-    source = baseline_source(args.kind, load_task(resolve_task(args.task, args.source)))
+    source = baseline_source(args.kind, load_task(resolve_task(args.task, args.source)), args.arm)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as fh:
             fh.write(source)

@@ -1,5 +1,5 @@
 """Code the project writes for people to read and models to learn from (reference clients, Case 3's
-client_v1.py, the replay baseline) passes the project's own lint, and has no dead branches."""
+client_v1.py, the replay and heuristic baselines) passes the project's own lint, and has no dead branches."""
 
 import ast
 import os
@@ -12,12 +12,15 @@ from har2client.agents import baseline_source
 from har2client.repair import build_repair
 from har2client.tiera import build_tiera
 
+pytestmark = pytest.mark.slow  # see pyproject.toml's markers
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @pytest.fixture(scope="module")
 def generated(tierb_tasks, tmp_path_factory):
-    """Every generated client of Tier B, Tier A and Case 3 (seed 1), and each Case 1 task's replay baseline."""
+    """Every generated client of Tier B, Tier A and Case 3 (seed 1), and each Case 1 task's replay and
+    heuristic baselines."""
     out = tmp_path_factory.mktemp("generated")
     tasks = tierb_tasks + build_tiera(str(out / "tierA"), 1) + build_repair(str(out / "repair"), 1)
     files = []
@@ -26,17 +29,18 @@ def generated(tierb_tasks, tmp_path_factory):
             if os.path.exists(os.path.join(task, name)):
                 files.append(os.path.join(task, name))
         if "repair" not in os.path.basename(task):
-            replay = out / "replay" / f"{os.path.basename(task)}.py"
-            replay.parent.mkdir(exist_ok=True)
-            replay.write_text(baseline_source("replay", task))
-            files.append(str(replay))
+            for kind in ("replay", "heuristic"):
+                client = out / kind / f"{os.path.basename(task)}.py"
+                client.parent.mkdir(exist_ok=True)
+                client.write_text(baseline_source(kind, task))
+                files.append(str(client))
     return files
 
 
 def test_every_kind_of_generated_client_is_covered(generated):
     kinds = {(("tierb" in f) or ("tiera" in f) or ("repair" in f), os.path.basename(f)) for f in generated}
     assert {name for _, name in kinds} >= {"reference_client.py", "client_v1.py"}
-    assert len(generated) >= 50 + 27 + 64 * 2 + 77
+    assert len(generated) >= 50 + 27 + 64 * 2 + 77 * 2
 
 
 def test_generated_clients_pass_the_projects_lint(generated):
