@@ -7,6 +7,7 @@ line (``har2client: error: ...``) and exit 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -150,6 +151,9 @@ def _parser() -> argparse.ArgumentParser:
     source.add_argument("--baseline", choices=("reference", "replay", "heuristic"),
                         help="grade a baseline client of each task (heuristic: written by rules from the visible "
                              "files of the as_built arm)")
+    ga.add_argument("--arm", default=None,
+                    help="with --baseline heuristic: the arm whose visible files it reads (default: each task's base "
+                         "arm, as_built or a repair's base); the results then name the model 'heuristic (ARM)'")
     ga.add_argument("--workers", type=int, default=1, help="grades at a time, each in its own sandbox (default: 1)")
     ga.add_argument("--out", required=True, help="results file (JSONL)")
     ga.add_argument("--resume", action="store_true", help="continue --out, skipping what it already holds")
@@ -162,8 +166,8 @@ def _parser() -> argparse.ArgumentParser:
                                     "a client written by rules from what a model is shown (the goal and the arm's "
                                     "recording; never hidden/), with no model.")
     bl.add_argument("kind", choices=("reference", "replay", "heuristic"))
-    bl.add_argument("--arm", default="as_built",
-                    help="the arm whose visible files the heuristic reads (default: %(default)s)")
+    bl.add_argument("--arm", default=None,
+                    help="the arm whose visible files the heuristic reads (default: the task's base arm)")
     bl.add_argument("task", help="task directory, or a task id (pulled earlier, or from --source)")
     bl.add_argument("-o", "--out", default=None, help="file to write (default: standard output)")
     bl.add_argument("--source", default=None,
@@ -187,8 +191,12 @@ def _parser() -> argparse.ArgumentParser:
                                     "OUT/episodes/. A client is the answer's last fenced python block; none is a "
                                     "missing submission (0). API errors after retries are kept as api_error lines and "
                                     "excluded from scores. Needs the run extra (openai).")
-    ru.add_argument("--model", required=True)
-    ru.add_argument("--base-url", required=True, help="the API's base URL, e.g. http://127.0.0.1:8000/v1")
+    ru.add_argument("--model", default=None, help="the model's name at the API (required unless --baseline)")
+    ru.add_argument("--base-url", default=None,
+                    help="the API's base URL, e.g. http://127.0.0.1:8000/v1 (required unless --baseline)")
+    ru.add_argument("--baseline", choices=("heuristic", "replay", "reference"), default=None,
+                    help="a baseline writes each client instead of a model (no API): its runs analyse, and show on "
+                         "the leaderboard, as a model's do")
     ru.add_argument("--api-key-env", default="OPENAI_API_KEY", help="variable holding the key (default: %(default)s)")
     ru.add_argument("--tasks", default=None, help="a folder of task directories (default: $HAR2CLIENT_TASKS)")
     ru.add_argument("--case", choices=("build", "investigate", "repair"), default="build")
@@ -353,7 +361,10 @@ def _cmd_grade_all(args: argparse.Namespace) -> int:
         from .agents import baseline_source
 
         jobs = plan_jobs(args.tasks_dir, clients=args.clients, predictions=args.predictions,
-                         baseline=args.baseline, scratch=scratch, baseline_source=baseline_source)
+                         baseline=args.baseline, scratch=scratch,
+                         baseline_source=lambda kind, task: baseline_source(kind, task, args.arm))
+        if args.baseline == "heuristic" and args.arm:  # a row per arm, never mixed with the base arm's
+            jobs = [dataclasses.replace(j, model=f"heuristic ({args.arm})") for j in jobs]
         results = grade_all(jobs, args.out, workers=args.workers, resume=args.resume, isolation=args.isolation,
                             progress=progress_printer())
     summary = summarize(results)
@@ -462,16 +473,20 @@ def _cmd_serve_env(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    try:
-        import openai  # noqa: F401
-    except ImportError:
-        raise Har2ClientError("running a model needs the run extra: pip install 'har2client[run]'") from None
+    if args.baseline is None:
+        if not (args.model and args.base_url):
+            raise Har2ClientError("pass --model and --base-url (the model's API), or --baseline")
+        try:
+            import openai  # noqa: F401
+        except ImportError:
+            raise Har2ClientError("running a model needs the run extra: pip install 'har2client[run]'") from None
     from .agents import RunSettings, run
 
     tasks = args.tasks or os.environ.get("HAR2CLIENT_TASKS")
     if not tasks:
         raise Har2ClientError("which tasks? pass --tasks DIR (a folder of task directories) or set HAR2CLIENT_TASKS")
-    settings = RunSettings(model=args.model, base_url=args.base_url, tasks=tasks, out=args.out, case=args.case,
+    settings = RunSettings(model=args.model or args.baseline, base_url=args.base_url or "", baseline=args.baseline,
+                           tasks=tasks, out=args.out, case=args.case,
                            tier=args.tier, arm=args.arm, effort=args.effort, probes=args.probes, runs=args.runs,
                            max_output_tokens=args.max_output_tokens, max_tokens_field=args.max_tokens_field,
                            concurrency=args.concurrency, api_key_env=args.api_key_env, compact=not args.raw,

@@ -84,3 +84,57 @@ def test_the_cli_writes_it(tierb_tasks, tmp_path):
     result = run_cli("baseline", "heuristic", tierb_tasks[2], "-o", str(out), "--arm", "hint")
     assert result.returncode == 0, result.stderr
     assert out.read_text().startswith('"""Heuristic client for')
+
+
+@pytest.mark.slow
+def test_grade_all_gives_a_row_per_arm_and_the_variants_of_each_switch(tierb_dir, tmp_path):
+    out = tmp_path / "h.jsonl"
+    r = run_cli("grade-all", str(tierb_dir), "--baseline", "heuristic", "--arm", "placebo", "--workers", "2",
+                "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((tmp_path / "h.jsonl.summary.json").read_text())
+    [(model, s)] = summary.items()
+    assert model == "heuristic (placebo)" and s["tasks"] == 50
+    login = s["per_switch"]["login"]
+    assert sum(v["tasks"] for v in login["variants"].values()) == login["tasks"]
+    assert "heuristic (placebo): mean pass rate" in r.stdout and "password_bearer" in r.stdout
+
+
+@pytest.mark.slow
+def test_a_baseline_runs_as_a_model_does_with_no_api(tierb_dir, tmp_path):
+    from har2client.agents import RunSettings, run
+
+    rows = run(RunSettings(model="heuristic", base_url="", baseline="heuristic", tasks=str(tierb_dir),
+                           out=str(tmp_path / "run"), limit=4))
+    assert len(rows) == 4 and all(r["status"] == "ok" and r["responses"] == [] for r in rows)
+    assert all(r["code"].startswith('"""Heuristic client for') for r in rows)
+    meta = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert meta["label"] == "heuristic / as_built" and meta["settings"]["baseline"] == "heuristic"
+
+
+def test_a_baseline_does_not_probe():
+    from har2client import Har2ClientError
+    from har2client.agents import RunSettings
+
+    try:
+        RunSettings(model="heuristic", base_url="", baseline="heuristic", tasks=".", out=".",
+                    case="investigate").check()
+    except Har2ClientError as exc:
+        assert "does not probe" in str(exc)
+    else:
+        raise AssertionError("a baseline cannot run Case 2")
+
+
+@pytest.mark.slow
+def test_its_runs_are_a_leaderboard_row_beside_a_models(tierb_dir, tmp_path):
+    from har2client.agents import RunSettings, run
+    from har2client.analysis import analyze
+    from har2client.space import leaderboard_html, read_summaries
+
+    for arm in ("as_built", "placebo"):
+        run(RunSettings(model="heuristic", base_url="", baseline="heuristic", tasks=str(tierb_dir), arm=arm,
+                        out=str(tmp_path / f"run-{arm}"), limit=5))
+    analyze([str(tmp_path / "run-as_built"), str(tmp_path / "run-placebo")], str(tmp_path / "results"),
+            resamples=200)
+    page = leaderboard_html(read_summaries(str(tmp_path / "results")))
+    assert "heuristic" in page and "Case 1 Tier B as_built" in page and "Case 1 Tier B placebo" in page

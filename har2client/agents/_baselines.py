@@ -12,9 +12,9 @@ from ._replay import replay_source
 BASELINES = ("reference", "replay", "heuristic")
 
 
-def baseline_source(kind: str, task: Task | str, arm: str = "as_built") -> str:
+def baseline_source(kind: str, task: Task | str, arm: str | None = None) -> str:
     """The source of baseline ``kind`` (one of ``BASELINES``) for ``task``; the heuristic reads ``arm``'s
-    visible files (the others ignore the arm)."""
+    visible files (by default the task's base arm; the others ignore the arm)."""
     task = task if isinstance(task, Task) else load_task(task)
     if kind == "reference":
         with open(task.reference_path, encoding="utf-8") as fh:

@@ -15,14 +15,17 @@ import os
 from .._errors import Har2ClientError, TaskError
 from ..api import model_from_document, reference_source
 from ..har import Recording, parse_har
-from ..tasks import visible_files
+from ..tasks import arms_of, visible_files
 from ._goal_reading import read_goal
 from ._inference import infer_document
 
 
-def visible_inputs(task_dir: str, arm: str = "as_built") -> tuple[str, Recording]:
-    """The goal text and the recording of ``arm``: read through the list of visible files only, so
-    no code path here can open ``hidden/``."""
+def visible_inputs(task_dir: str, arm: str | None = None) -> tuple[str, Recording]:
+    """The goal text and the recording of ``arm`` (by default the task's base arm: ``as_built``, or
+    ``base`` for a repair): read through the list of visible files only, so no code path here can open
+    ``hidden/``."""
+    if arm is None:
+        arm = "base" if "base" in arms_of(task_dir) else "as_built"
     names = visible_files(task_dir, arm)
     goal_name, recording_name = names[0], names[1]
     if any(n.split("/")[0] == "hidden" for n in names):
@@ -34,7 +37,7 @@ def visible_inputs(task_dir: str, arm: str = "as_built") -> tuple[str, Recording
     return goal, recording
 
 
-def heuristic_source(task_dir: str, arm: str = "as_built") -> str:
+def heuristic_source(task_dir: str, arm: str | None = None) -> str:
     """The heuristic baseline's client.py for the task at ``task_dir``, given ``arm``'s files. When the
     rules cannot read the goal or find the API in the recording, the client says why on every call (a
     baseline scores what it can; a batch never stops on one task)."""

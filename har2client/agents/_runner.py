@@ -60,6 +60,7 @@ class RunSettings:
     seed: int = 0
     limit: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    baseline: str | None = None  # a baseline writes the client instead of a model (no API is called)
 
     def check(self) -> None:
         """Raise a one-line error for a setting that is not allowed (the CLI's checks)."""
@@ -73,6 +74,13 @@ class RunSettings:
             raise Har2ClientError("--runs, --concurrency and --max-output-tokens must be at least 1")
         if self.max_tokens_field not in ("max_tokens", "max_completion_tokens"):
             raise Har2ClientError("--max-tokens-field is max_tokens or max_completion_tokens")
+        if self.baseline is not None:
+            from ._baselines import BASELINES
+
+            if self.baseline not in BASELINES:
+                raise Har2ClientError(f"--baseline must be one of {', '.join(BASELINES)}, not {self.baseline!r}")
+            if self.case == "investigate":
+                raise Har2ClientError("a baseline does not probe: run it on --case build or repair")
 
     @property
     def label(self) -> str:
@@ -174,15 +182,25 @@ def tokens(responses: list[dict[str, Any]]) -> dict[str, int]:
 
 # -- episodes ---------------------------------------------------------------------------------
 
-def _single(s: RunSettings, api: ModelClient, task: Task, run: int) -> dict[str, Any]:
-    messages = task_messages(task.path, s.case, s.arm_name, s.compact)
+def _single(s: RunSettings, api: ModelClient | None, task: Task, run: int) -> dict[str, Any]:
     seed = derive_seed(s.seed, task.task_id, run, "grading") % (1 << 62)
-    row: dict[str, Any] = {"request": {"messages": messages}}
-    response = api.call(messages)
-    row["responses"] = [response]
-    turn = assistant_turn(response)
-    code = extract_client(turn.get("content"))
-    row.update(code=code, tokens=tokens([response]), seconds={"model": response["_seconds"]})
+    row: dict[str, Any]
+    if api is None:  # a baseline: the same row, graded the same way, with no model call in it
+        assert s.baseline is not None
+        from ._baselines import baseline_source
+
+        t = time.monotonic()
+        code: str | None = baseline_source(s.baseline, task, s.arm_name)
+        row = {"request": None, "responses": [], "code": code, "tokens": {},
+               "seconds": {"model": round(time.monotonic() - t, 3)}}
+    else:
+        messages = task_messages(task.path, s.case, s.arm_name, s.compact)
+        row = {"request": {"messages": messages}}
+        response = api.call(messages)
+        row["responses"] = [response]
+        turn = assistant_turn(response)
+        code = extract_client(turn.get("content"))
+        row.update(code=code, tokens=tokens([response]), seconds={"model": response["_seconds"]})
     if code is None:
         row.update(status="missing", pass_rate=0.0, grade=None)
         return row
@@ -199,7 +217,8 @@ def _single(s: RunSettings, api: ModelClient, task: Task, run: int) -> dict[str,
     return row
 
 
-def _investigate(s: RunSettings, api: ModelClient, task: Task, run: int) -> dict[str, Any]:
+def _investigate(s: RunSettings, api: ModelClient | None, task: Task, run: int) -> dict[str, Any]:
+    assert api is not None  # RunSettings.check refuses a baseline here
     from ..investigate import InvestigateEpisode
 
     episode = InvestigateEpisode(task, s.probes, s.arm_name, derive_seed(s.seed, task.task_id, run,
@@ -268,7 +287,7 @@ def run(s: RunSettings, *, resume: bool = False, progress: Progress | None = Non
     with open(meta_path, "w", encoding="utf-8") as fh:
         json.dump({"settings": settings, "label": s.label, "scoring_version": SCORING_VERSION,
                    "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}, fh, indent=2)
-    api = ModelClient(s)
+    api = ModelClient(s) if s.baseline is None else None
     todo: list[tuple[Task, int]] = []
     fds: dict[int, int] = {}
     done_rows: list[dict[str, Any]] = []

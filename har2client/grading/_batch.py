@@ -308,11 +308,14 @@ def summarize(results: Iterable[dict[str, Any]]) -> dict[str, Any]:
     out = {}
     for model, rows in sorted(by_model.items()):
         switch_rates: dict[str, list[float]] = defaultdict(list)
+        variant_rates: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
         reasons: dict[str, int] = defaultdict(int)
         for r in rows:
             for name, variant in (r.get("switches") or {}).items():
                 if variant != "off":
                     switch_rates[name].append(r["pass_rate"])
+                    if variant != "on":  # Tier B names the variant; Tier A only that the convention is used
+                        variant_rates[name][variant].append(r["pass_rate"])
             for t in r.get("tests", []):
                 if not t["passed"]:  # a test that never ran failed for the grade's reason
                     reasons[failure_reason(r.get("error") if t.get("error") == NOT_RUN else t.get("error"))] += 1
@@ -320,7 +323,10 @@ def summarize(results: Iterable[dict[str, Any]]) -> dict[str, Any]:
             "tasks": len(rows),
             "mean_pass_rate": round(sum(r["pass_rate"] for r in rows) / len(rows), 4) if rows else 0.0,
             "full_passes": sum(r["pass_rate"] == 1.0 for r in rows),
-            "per_switch": {k: {"tasks": len(v), "mean_pass_rate": round(sum(v) / len(v), 4)}
+            "per_switch": {k: {"tasks": len(v), "mean_pass_rate": round(sum(v) / len(v), 4),
+                               **({"variants": {name: {"tasks": len(x), "mean_pass_rate": round(sum(x) / len(x), 4)}
+                                                for name, x in sorted(variant_rates[k].items())}}
+                                  if variant_rates.get(k) else {})}
                            for k, v in sorted(switch_rates.items())},
             "failed_tests_by_reason": dict(sorted(reasons.items(), key=lambda kv: -kv[1])),
             "isolation": sorted({r.get("isolation", "") for r in rows}),
@@ -339,6 +345,9 @@ def render_summary(summary: dict[str, Any]) -> str:
                      f"scoring version {', '.join(s['scoring_versions'])})")
         for name, v in s["per_switch"].items():
             lines.append(f"  {name:<14} {v['mean_pass_rate']:.3f}  ({v['tasks']} tasks with it on)")
+            if v.get("variants"):
+                lines.append("      " + ", ".join(f"{k} {x['mean_pass_rate']:.3f} ({x['tasks']})"
+                                                  for k, x in v["variants"].items()))
         if s["failed_tests_by_reason"]:
             lines.append("  failed tests by reason: " + ", ".join(f"{k} {v}" for k,
                                                                   v in s["failed_tests_by_reason"].items()))
