@@ -124,6 +124,8 @@ def check_version(model: ApiModel) -> None:
         if "legacy_value" in v and request.method == "GET" and got == v["legacy_value"]:
             return  # the retiring version still reads
         if got is None:
+            if v.get("optional"):
+                return  # the provider falls back to its default version (Stripe, GitHub)
             raise ApiRefusal(400, f"Send {what} with a supported version ({v['value']})", code="version_required")
         if got != v["value"]:
             raise ApiRefusal(400, f"API version {got!r} is not supported; use {v['value']}",

@@ -42,8 +42,8 @@ def conventions_on(model: ApiModel) -> list[str]:
         on.append("paging")
     if c["envelope"].get("list") or c["envelope"].get("single") or c["envelope"].get("request"):
         on.append("envelope")
-    if c["version"]["style"] != "none":
-        on.append("version")
+    if c["version"]["style"] != "none" and not c["version"].get("optional"):
+        on.append("version")  # an optional version (the provider's default applies) is no convention to handle
     if model.expiry:
         on.append("expiry")
     if c.get("required_headers"):
