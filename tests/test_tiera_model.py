@@ -86,3 +86,96 @@ def test_a_request_without_an_optional_version_header_gets_the_default_version(k
         assert httpx.get(url, headers={**auth, version: model.conventions["version"]["value"]}).status_code == 200
         wrong = httpx.get(url, headers={**auth, version: "1999-01-01"})
         assert wrong.status_code == 400 and "1999-01-01" in wrong.text
+
+
+@pytest.mark.parametrize("key,field,expected", [
+    ("okta", "errorCode", {401: "E0000011", 404: "E0000007"}),
+    ("notion", "code", {401: "unauthorized", 404: "object_not_found", "no version": "missing_version"}),
+])
+def test_errors_carry_the_providers_code_for_each_refusal(key, field, expected):
+    import httpx
+
+    from har2client.api import Instance, serve
+
+    model = next(s.model for s in tiera_specs() if s.key == key)
+    instance = Instance(model, 6)
+    auth = model.auth
+    good = {auth.get("header", "Authorization"): auth.get("prefix", "Bearer ") + instance.credentials["api_key"]}
+    version = model.conventions["version"]
+    if version["style"] == "header":
+        good[version["name"]] = version["value"]
+    with serve(instance, host="127.0.0.1") as server:
+        get_path = model.operations["get"].path
+        missing = server.base_url + get_path[:get_path.rindex("{")] + "no-such-id"
+        answers = {401: httpx.get(missing, headers={k: v for k, v in good.items() if k != next(iter(good))}),
+                   404: httpx.get(missing, headers=good)}
+        if "no version" in expected:
+            answers["no version"] = httpx.get(missing, headers={k: v for k, v in good.items() if k != version["name"]})
+        for what, code in expected.items():
+            assert answers[what].json()[field] == code, (what, answers[what].text)
+
+
+def test_slack_ends_paging_with_an_empty_cursor_and_takes_json_bodies_too():
+    import httpx
+
+    from har2client.api import Instance, serve
+
+    model = next(s.model for s in tiera_specs() if s.key == "slack")
+    instance = Instance(model, 7)
+    auth = {"Authorization": f"Bearer {instance.credentials['api_key']}"}
+    with serve(instance, host="127.0.0.1") as server:
+        url, cursor, pages = server.base_url + model.operations["list"].path, None, 0
+        while True:
+            body = httpx.get(url, headers=auth, params={"cursor": cursor} if cursor else {}).json()
+            pages += 1
+            cursor = body["response_metadata"]["next_cursor"]
+            if not cursor:
+                break
+        assert pages > 1 and cursor == ""  # the real API's end marker, not null
+        made = httpx.post(server.base_url + model.operations["create"].path, headers=auth, json={"name": "plans"})
+        assert made.json()["ok"] is True and made.json()["channel"]["name"] == "plans"
+
+
+def test_twilio_pages_from_zero_with_page_size_and_a_page_token():
+    import httpx
+
+    from har2client.api import Instance, serve
+
+    model = next(s.model for s in tiera_specs() if s.key == "twilio")
+    instance = Instance(model, 8)
+    auth = httpx.BasicAuth(instance.credentials["username"], instance.credentials["password"])
+    with serve(instance, host="127.0.0.1") as server:
+        path = model.operations["list"].path.format(**instance.client_params)
+        first = httpx.get(server.base_url + path, auth=auth, params={"PageSize": 5})
+        assert first.status_code == 200, first.text
+        nxt = first.json()["next_page_uri"]
+        assert "Page=1" in nxt and "PageSize=5" in nxt and "PageToken=" in nxt and "page=" not in nxt
+        again = httpx.get(server.base_url + path, auth=auth, params={"PageSize": 5, "Page": 0}).json()
+        assert again["messages"] == first.json()["messages"]  # Page 0 is the first page
+        second = httpx.get(server.base_url + nxt, auth=auth).json()
+        assert not {m["sid"] for m in second["messages"]} & {m["sid"] for m in first.json()["messages"]}
+
+
+def test_jira_searches_by_jql_with_next_page_tokens_and_the_old_search_is_gone():
+    import httpx
+
+    from har2client.api import Instance, serve
+
+    model = next(s.model for s in tiera_specs() if s.key == "jira")
+    instance = Instance(model, 9)
+    auth = httpx.BasicAuth(instance.credentials["username"], instance.credentials["password"])
+    jql = {"jql": f"project = {instance.client_params['project_key']}", "maxResults": 10}
+    with serve(instance, host="127.0.0.1") as server:
+        gone = httpx.get(server.base_url + "/rest/api/3/search", auth=auth, params=jql)
+        assert gone.status_code == 410 and "search/jql" in gone.text
+        seen, token = [], None
+        while True:
+            body = httpx.get(server.base_url + "/rest/api/3/search/jql", auth=auth,
+                             params={**jql, **({"nextPageToken": token} if token else {})}).json()
+            assert "total" not in body and isinstance(body["isLast"], bool)
+            seen += [i["key"] for i in body["issues"]]
+            token = body.get("nextPageToken")
+            if body["isLast"]:
+                assert not token
+                break
+        assert len(seen) == len(set(seen)) == len(instance.all()) > 10

@@ -136,7 +136,11 @@ def check_version(model: ApiModel) -> None:
 
 
 def explain_missing_path(model: ApiModel, path: str) -> ApiRefusal | None:
-    """For a path outside the versioned prefix, the answer an API that explains its versions gives."""
+    """For a path the API does not serve: 410 for an endpoint the provider removed, or, outside the
+    versioned prefix, the answer an API that explains its versions gives."""
+    retired = model.conventions.get("retired_paths", {})
+    if path in retired:  # an endpoint the provider removed answers 410 Gone, saying what replaced it
+        return ApiRefusal(410, retired[path], code="gone")
     v = model.conventions["version"]
     if v["style"] != "path" or not v.get("explain") or path.startswith(v["prefix"] + "/"):
         return None

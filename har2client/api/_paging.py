@@ -57,13 +57,16 @@ def paginate(model: ApiModel, rows: list[dict[str, Any]]) -> tuple[list, dict[st
         return rows[:size] if size_param and _arg(size_param) else rows, meta, headers
     if (style in ("page", "link") and not p.get("cursor_param")) or style == "next_url":
         page_param = p.get("page_param", "page")
-        page = max(1, _int_arg(page_param, 1))
-        start = (page - 1) * size
+        first = int(p.get("first_page", 1))  # Twilio counts pages from 0
+        page = max(first, _int_arg(page_param, first))
+        start = (page - first) * size
         chunk = rows[start:start + size]
         pages = max(1, -(-total // size))
-        more = page < pages
+        more = page - first + 1 < pages
         sized = {size_param: size} if size_param else {}
-        nxt = _url(**{page_param: page + 1, **sized}) if more else None
+        # a next link that also carries a position token, as Twilio's PageToken (the page number decides)
+        position = {p["page_token"]: current().cursor_for(start + size)} if p.get("page_token") and more else {}
+        nxt = _url(**{page_param: page + 1, **sized, **position}) if more else None
         if p.get("echo") or p.get("pages_key") in ("pages", "total_pages"):  # bodies that count pages say which this is
             meta[pre + page_param] = page
         if p.get("echo") and size_param:
@@ -78,11 +81,11 @@ def paginate(model: ApiModel, rows: list[dict[str, Any]]) -> tuple[list, dict[st
         elif style == "link":
             links = [f'<{nxt}>; rel="next"'] if nxt else []
             if more:
-                links.append(f'<{_url(**{page_param: pages, **sized})}>; rel="last"')
+                links.append(f'<{_url(**{page_param: first + pages - 1, **sized})}>; rel="last"')
                 if p.get("next_header"):
                     headers[p["next_header"]] = str(page + 1)
-            if page > 1:
-                links.append(f'<{_url(**{page_param: 1, **sized})}>; rel="first"')
+            if page > first:
+                links.append(f'<{_url(**{page_param: first, **sized})}>; rel="first"')
             if links:
                 headers["Link"] = ", ".join(links)
         else:
@@ -129,7 +132,9 @@ def paginate(model: ApiModel, rows: list[dict[str, Any]]) -> tuple[list, dict[st
     if p.get("cursor_source") == "last_id":
         meta[pre + p.get("more_key", "has_more")] = more
     else:
-        meta[pre + p["cursor_source"]] = token
+        meta[pre + p["cursor_source"]] = token if token else p.get("end_cursor")  # Slack ends with ""
         if p.get("more_key"):
             meta[pre + p["more_key"]] = more
+        if p.get("last_key"):
+            meta[pre + p["last_key"]] = not more  # Jira's isLast
     return chunk, meta, headers

@@ -83,6 +83,7 @@ def _find_error_schema(model: ApiModel) -> dict[str, Any]:
     return {"type": "object", "properties": {"message": {"type": "string"}}}
 
 
+CODE_KEYS = ("code", "errorCode", "error_code")
 MESSAGE_KEYS = ("message", "detail", "description", "status_message", "errorSummary", "error", "title", "reason",
                 "errors", "errorMessages")
 STATUS_WORDS = {400: ("INVALID", "BAD", "invalid"), 401: ("AUTH", "auth", "UNAUTHORIZED"), 403: ("FORBIDDEN",
@@ -94,6 +95,10 @@ def error_body(model: ApiModel, status: int, message: str, code: str = "") -> An
     """An error in the API's documented error shape, saying ``message`` (and ``code``, where it has one)."""
     slug = re.sub(r"[^a-z0-9]+", "_", message.lower()).strip("_")[:40]
     schema = _error_schema(model)
+    # The provider's own code for this refusal (x-har2client error_codes, by the engine's code or by
+    # status), where a schema example alone would give every error the same code.
+    codes = model.conventions.get("error_codes") or {}
+    provider_code = codes.get(code) or codes.get(str(status))
 
     def build(node: dict[str, Any], name: str = "") -> Any:
         kind = node.get("type") or ("object" if "properties" in node else "string")
@@ -105,6 +110,8 @@ def error_body(model: ApiModel, status: int, message: str, code: str = "") -> An
         if kind == "array":
             item = node.get("items", {"type": "string"})
             return [build(item, name)] if name in MESSAGE_KEYS else []
+        if provider_code and name in CODE_KEYS:
+            return provider_code
         if "example" in node and name not in MESSAGE_KEYS:
             return node["example"]
         if "enum" in node:

@@ -42,7 +42,9 @@ def _check_params(model: ApiModel, names: dict[str, str], kwargs: dict[str, str]
 def _body(model: ApiModel, op: Operation) -> dict[str, Any]:
     media = op.request_media
     raw: dict[str, Any]
-    if media == "application/x-www-form-urlencoded":
+    if media == "application/x-www-form-urlencoded" and request.is_json and model.conventions.get("json_bodies"):
+        raw = json_body()  # documented as a form, taken as JSON too (Slack)
+    elif media == "application/x-www-form-urlencoded":
         raw = request.form.to_dict()
     elif media == "query":
         raw = {k: v for k, v in request.args.items() if k not in _auth_params(model)}
