@@ -179,3 +179,21 @@ def test_jira_searches_by_jql_with_next_page_tokens_and_the_old_search_is_gone()
                 assert not token
                 break
         assert len(seen) == len(set(seen)) == len(instance.all()) > 10
+
+
+def test_box_tokens_say_whom_they_act_for():
+    import httpx
+
+    from har2client.api import Instance, serve
+
+    model = next(s.model for s in tiera_specs() if s.key == "box")
+    instance = Instance(model, 10)
+    grant = {"grant_type": "client_credentials", **instance.credentials}
+    with serve(instance, host="127.0.0.1") as server:
+        url = server.base_url + "/oauth2/token"
+        bare = httpx.post(url, data=grant)
+        assert bare.status_code == 400 and bare.json()["error"] == "invalid_grant"
+        acting = {"box_subject_type": "enterprise", "box_subject_id": instance.client_params["enterprise_id"]}
+        assert httpx.post(url, data={**grant, **acting}).json()["token_type"] == "Bearer"
+        wrong = httpx.post(url, data={**grant, **acting, "box_subject_id": "1"})
+        assert wrong.status_code == 400

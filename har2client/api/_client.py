@@ -57,9 +57,10 @@ class ConventionsClient:
         auth, creds = self.model.auth, self.creds
         style = auth["style"]
         if style == "oauth2_client_credentials":
+            grant = {name: value.format(**self.params) for name, value in auth.get("token_params", {}).items()}
             resp = self.http.post(self.token_url(), data={"grant_type": "client_credentials",
                                                           "client_id": creds["client_id"],
-                                                          "client_secret": creds["client_secret"]})
+                                                          "client_secret": creds["client_secret"], **grant})
         elif style in ("password_bearer", "session_cookie"):
             resp = self.http.post(self._url(auth["login_path"]),
                                   json={"username": creds["username"], "password": creds["password"]})

@@ -164,6 +164,8 @@ class Instance:
             return uuid4_from(r)
         if "email" in name:
             return f"oncall{r.randint(10, 99)}@example.org"
+        if name == "enterprise_id":
+            return str(r.randint(10_000_000, 999_999_999))
         return token_hex(r, 8)
 
     # -- records ----------------------------------------------------------------------

@@ -52,6 +52,10 @@ def add_login_routes(app: Flask, model: ApiModel) -> None:
                 cid, secret = request.authorization.username, request.authorization.password
             if form.get("grant_type") != "client_credentials":
                 return _json({"error": "unsupported_grant_type"}, 400)
+            for name, value in auth.get("token_params", {}).items():  # Box: whom the token acts for
+                if form.get(name) != value.format(**inst.client_params):
+                    return _json({"error": "invalid_grant",
+                                  "error_description": f"Please check the '{name}' parameter"}, 400)
             if (cid, secret) != (inst.credentials["client_id"], inst.credentials["client_secret"]):
                 return _json({"error": "invalid_client"}, 401, {"WWW-Authenticate": 'Basic realm="oauth"'})
             return _json({"access_token": inst.issue_token().value, "token_type": "Bearer",

@@ -158,11 +158,13 @@ class Client:
 
     if login_style == "oauth2_client_credentials":
         token_url = "self._token_url" if "token_url" in args else f'self._base + "{urlsplit(auth["token_url"]).path}"'
+        grant = "".join(f'\n                "{name}": {_template_expr(value)},'
+                        for name, value in auth.get("token_params", {}).items())
         out.append(_m("_login", "", f"""
             resp = self._http.post({token_url}, data={{
                 "grant_type": "client_credentials",
                 "client_id": self._client_id,
-                "client_secret": self._client_secret,
+                "client_secret": self._client_secret,{grant}
             }})
             if resp.status_code >= 400:
                 raise ApiError(resp.status_code, resp.text)
@@ -388,6 +390,13 @@ def _imports(client: str) -> str:
     std = [f"import {m}\n" for m in ("base64", "hashlib", "json", "uuid") if f"{m}." in client]
     quote = "from urllib.parse import quote\n" if "quote(" in client else ""
     return "".join(std) + quote + ("\n" if std or quote else "") + "import httpx\n"
+
+
+def _template_expr(value: str) -> str:
+    """A template over the client's parameters (``"{enterprise_id}"``) as a Python expression."""
+    if value.startswith("{") and value.endswith("}") and value.count("{") == 1:
+        return "self._" + value[1:-1]
+    return ('f"' + value.replace("{", "{self._") + '"') if "{" in value else f'"{value}"'
 
 
 def _plain_path(model: ApiModel, role: str, drop: str | None) -> str:
