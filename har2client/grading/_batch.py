@@ -22,6 +22,7 @@ from multiprocessing.util import Finalize
 from typing import Any
 
 from .._errors import Har2ClientError
+from .._jsonl import json_lines
 from ..tasks import Task, load_task
 from ._result import NOT_RUN
 from ._sandbox import scratch_prefix
@@ -96,13 +97,7 @@ def _read_predictions(path: str) -> dict[str, dict[str, str]]:
     except FileNotFoundError:
         raise Har2ClientError(f"{path}: no such predictions file") from None
     with fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise Har2ClientError(f"{path}: line {n} is not JSON ({exc.msg})") from None
+        for n, row in json_lines(fh, path):
             if not isinstance(row, dict) or not all(isinstance(row.get(k), str) for k in ("task_id", "model", "code")):
                 raise Har2ClientError(f"{path}: line {n} needs string fields task_id, model and code")
             by_model[row["model"]][row["task_id"]] = row["code"]

@@ -8,6 +8,7 @@ import os
 from typing import Any
 
 from .._errors import Har2ClientError
+from .._jsonl import json_lines
 
 MAX_EPISODE_BYTES = 20 * 1024 * 1024
 
@@ -18,13 +19,7 @@ def read_episode_file(path: str) -> list[dict[str, Any]]:
         raise Har2ClientError(f"{os.path.basename(path)}: larger than 20 MB")
     lines = []
     with open(path, encoding="utf-8", errors="replace") as fh:
-        for n, raw in enumerate(fh, 1):
-            if not raw.strip():
-                continue
-            try:
-                line = json.loads(raw)
-            except ValueError:
-                raise Har2ClientError(f"{os.path.basename(path)}: line {n} is not JSON") from None
+        for n, line in json_lines(fh, os.path.basename(path)):
             if not isinstance(line, dict) or "kind" not in line:
                 raise Har2ClientError(f"{os.path.basename(path)}: line {n} is not an episode line (no kind)")
             lines.append(line)

@@ -13,7 +13,6 @@ is resumed and only its ungraded tasks are graded. The web process only reads an
 from __future__ import annotations
 
 import io
-import json
 import os
 import sqlite3
 import time
@@ -21,6 +20,7 @@ import zipfile
 from typing import Any
 
 from .._errors import Har2ClientError
+from .._jsonl import json_lines
 
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 MAX_PER_USER_PER_DAY = int(os.environ.get("H2C_MAX_PER_DAY", "10"))
@@ -75,13 +75,7 @@ def parse_upload(filename: str, data: bytes, task_ids: set[str]) -> tuple[str | 
             task_id = parts[-2] if parts[-1] == "client.py" and len(parts) > 1 else parts[-1][:-3]
             codes[task_id] = archive.read(info).decode("utf-8", "replace")
     else:
-        for n, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError:
-                raise Har2ClientError(f"{name}: line {n} is not JSON") from None
+        for n, row in json_lines(data.decode("utf-8", "replace").splitlines(), name):
             if not isinstance(row, dict) or not all(isinstance(row.get(k), str) for k in ("task_id", "code")):
                 raise Har2ClientError(f"{name}: line {n} needs string fields task_id and code")
             codes[row["task_id"]] = row["code"]
