@@ -1,8 +1,9 @@
 """Print the Markdown table of the Tier A specs (API, auth, paging, envelope, version, licence).
 
-    uv run python scripts/tiera_spec_table.py
+    uv run python scripts/tiera_spec_table.py            # print it
+    uv run python scripts/tiera_spec_table.py --write    # put it in har2client/tiera/specs/README.md
 
-har2client/tiera/specs/README.md embeds this table between its marker lines; a test keeps the two equal.
+The README embeds this table between its marker lines; a test keeps the two equal.
 """
 
 import glob
@@ -31,5 +32,18 @@ def table() -> str:
     return "\n".join(rows) + "\n"
 
 
+def write_readme() -> None:
+    path = os.path.join(ROOT, "README.md")
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    head, rest = text.split("<!-- table:begin -->\n", 1)
+    tail = rest.split("<!-- table:end -->", 1)[1]
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(head + "<!-- table:begin -->\n" + table() + "<!-- table:end -->" + tail)
+
+
 if __name__ == "__main__":
-    sys.stdout.write(table())
+    if "--write" in sys.argv[1:]:
+        write_readme()
+    else:
+        sys.stdout.write(table())

@@ -171,7 +171,7 @@ def test_jira_searches_by_jql_with_next_page_tokens_and_the_old_search_is_gone()
         seen, token = [], None
         while True:
             body = httpx.get(server.base_url + "/rest/api/3/search/jql", auth=auth,
-                             params={**jql, **({"nextPageToken": token} if token else {})}).json()
+                             params={**jql, "fields": "*all", **({"nextPageToken": token} if token else {})}).json()
             assert "total" not in body and isinstance(body["isLast"], bool)
             seen += [i["key"] for i in body["issues"]]
             token = body.get("nextPageToken")
@@ -179,6 +179,14 @@ def test_jira_searches_by_jql_with_next_page_tokens_and_the_old_search_is_gone()
                 assert not token
                 break
         assert len(seen) == len(set(seen)) == len(instance.all()) > 10
+        bare = httpx.get(server.base_url + "/rest/api/3/search/jql", auth=auth, params=jql).json()
+        assert bare["issues"] and all(set(i) == {"id"} for i in bare["issues"])  # only ids unless fields are named
+        issue = {"summary": "Printer on fire"}
+        create = server.base_url + "/rest/api/3/issue"
+        assert httpx.post(create, auth=auth, json={"fields": issue}).status_code == 400  # no project, no type
+        made = httpx.post(create, auth=auth, json={"fields": {**issue, "issuetype": {"name": "Bug"}, "project": {
+            "key": instance.client_params["project_key"]}}})
+        assert made.status_code == 201 and made.json()["key"].startswith(instance.client_params["project_key"])
 
 
 def test_box_tokens_say_whom_they_act_for():
@@ -197,3 +205,65 @@ def test_box_tokens_say_whom_they_act_for():
         assert httpx.post(url, data={**grant, **acting}).json()["token_type"] == "Bearer"
         wrong = httpx.post(url, data={**grant, **acting, "box_subject_id": "1"})
         assert wrong.status_code == 400
+
+
+def test_stripe_answers_a_deleted_customer_as_a_stub_marked_deleted():
+    """Real Stripe: DELETE answers {id, object, deleted: true}, and so does a later GET (not a 404)."""
+    import httpx
+
+    from har2client.api import Instance, serve
+
+    model = next(s.model for s in tiera_specs() if s.key == "stripe")
+    instance = Instance(model, 8)
+    auth = {"Authorization": f"Bearer {instance.credentials['api_key']}"}
+    rid = next(iter(instance.rows))
+    with serve(instance, host="127.0.0.1") as server:
+        url = f"{server.base_url}/v1/customers/{rid}"
+        stub = {"id": rid, "object": "customer", "deleted": True}
+        assert httpx.delete(url, headers=auth).json() == stub
+        assert httpx.get(url, headers=auth).json() == stub and instance.get(rid) is None
+        assert httpx.delete(url, headers=auth).status_code == 404
+        assert httpx.get(f"{server.base_url}/v1/customers/cus_nosuch", headers=auth).status_code == 404
+
+
+def test_okta_deactivates_a_user_on_the_first_delete_and_deletes_on_the_second():
+    import httpx
+
+    from har2client.api import Instance, serve
+
+    model = next(s.model for s in tiera_specs() if s.key == "okta")
+    instance = Instance(model, 8)
+    auth = {"Authorization": f"SSWS {instance.credentials['api_key']}"}
+    rid = next(k for k, v in instance.rows.items() if v["status"] == "ACTIVE")
+    with serve(instance, host="127.0.0.1") as server:
+        url = f"{server.base_url}/api/v1/users/{rid}"
+        assert httpx.delete(url, headers=auth).status_code == 204
+        assert httpx.get(url, headers=auth).json()["status"] == "DEPROVISIONED"
+        assert httpx.delete(url, headers=auth).status_code == 204
+        assert httpx.get(url, headers=auth).status_code == 404 and instance.get(rid) is None
+
+
+def test_notion_lists_a_data_source_and_a_new_page_must_name_its_parent():
+    """Notion-Version 2025-09-03: databases hold data sources; pages are queried and created under one."""
+    import httpx
+
+    from har2client.api import Instance, serve
+
+    model = next(s.model for s in tiera_specs() if s.key == "notion")
+    instance = Instance(model, 9)
+    source = instance.client_params["data_source_id"]
+    auth = {"Authorization": f"Bearer {instance.credentials['api_key']}", "Notion-Version": "2025-09-03"}
+    with serve(instance, host="127.0.0.1") as server:
+        listed = httpx.post(f"{server.base_url}/v1/data_sources/{source}/query", headers=auth, json={})
+        assert listed.status_code == 200 and listed.json()["object"] == "list"
+        old = httpx.post(f"{server.base_url}/v1/data_sources/{source}/query",
+                         headers={**auth, "Notion-Version": "2022-06-28"}, json={})
+        assert old.status_code == 400
+        pages = f"{server.base_url}/v1/pages"
+        orphan = httpx.post(pages, headers=auth, json={"properties": {}})
+        assert orphan.status_code == 400 and orphan.json()["code"] == "validation_error"
+        elsewhere = httpx.post(pages, headers=auth, json={"parent": {"data_source_id": "other"}, "properties": {}})
+        assert elsewhere.status_code == 400
+        made = httpx.post(pages, headers=auth, json={"parent": {"type": "data_source_id", "data_source_id": source},
+                                                       "properties": {}})
+        assert made.status_code == 200 and made.json()["object"] == "page"

@@ -181,6 +181,8 @@ class ConventionsClient:
             wrapper = self.model.conventions["envelope"].get("request")
             if wrapper and self.ignore != "envelope":
                 body = {wrapper: body}
+            if op.role == "create":
+                body = self._with_context(body)
             if op.request_media == "application/x-www-form-urlencoded":
                 kwargs["data"] = {k: str(v).lower() if isinstance(v, bool) else v for k, v in body.items()}
             elif op.request_media == "query":
@@ -228,6 +230,8 @@ class ConventionsClient:
         items: list[dict[str, Any]] = []
         fixed = {k: (v.format(**self.params) if "{" in v else self.params[v])
                  for k, v in self.model.conventions.get("list_query", {}).items()}
+        if self.model.conventions.get("list_fields"):  # every field, where a listing answers only ids unless asked
+            fixed[self.model.conventions["list_fields"]["param"]] = self.model.conventions["list_fields"]["all"]
         by_field = {field: param for param, field in filter_params(self.model).items()}
         fixed.update({by_field.get(k, k): v for k, v in (filters or {}).items()})
         params: dict[str, Any] = dict(fixed)
@@ -302,6 +306,9 @@ class ConventionsClient:
         code = self._error_code(resp)
         if code is not None:
             return code == self.model.conventions["errors"]["not_found"]
+        if resp.status_code == 200 and (self.model.conventions.get("delete_semantics") or {}).get("readable_stub"):
+            body = resp.json()
+            return isinstance(body, dict) and body.get("deleted") is True  # Stripe's deleted customer
         return resp.status_code == 404
 
     def is_unauthorized(self, resp: httpx.Response) -> bool:
@@ -344,10 +351,25 @@ class ConventionsClient:
         return resp
 
     def delete(self, rid: Any) -> httpx.Response:
-        """Delete record ``rid``; the response."""
+        """Delete record ``rid``; the response (the second one where the first only deactivates)."""
         resp = self.request(self.model.operations["delete"], rid)
         self._raise(resp)
+        if (self.model.conventions.get("delete_semantics") or {}).get("deactivate_first"):
+            again = self.request(self.model.operations["delete"], rid)
+            if again.status_code != 404:  # a 404: it was deactivated already, so the first deleted it
+                self._raise(again)
+                resp = again
         return resp
+
+    def _with_context(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``body`` saying where the record goes (``create_context``: a parent, a project, a type)."""
+        for dotted, want in (self.model.conventions.get("create_context") or {}).items():
+            *parents, last = dotted.split(".")
+            node = body
+            for key in parents:
+                node = node.setdefault(key, {})
+            node[last] = want.format(**self.params) if isinstance(want, str) else want
+        return body
 
 
 def _too_many() -> list[dict[str, Any]]:

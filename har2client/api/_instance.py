@@ -141,6 +141,7 @@ class Instance:
         self.make_id = IdMaker(model.id_schema, model.id_field, rng(seed, "ids", model.key))
         self._serial = r.randint(10, 400)
         self.rows: dict[str, dict[str, Any]] = {}
+        self.deleted: dict[str, dict[str, Any]] = {}
         for _ in range(records):
             row = fake_from_schema(model.record_schema, r)
             row[model.id_field] = self._id_for(row)
@@ -218,9 +219,19 @@ class Instance:
             return _copy(row)
 
     def delete(self, rid: Any) -> bool:
-        """Remove record ``rid``; whether it existed."""
+        """Remove record ``rid``; whether it existed. Its last state is kept apart (``deleted_copy``),
+        for an API whose deleted records still answer a read (Stripe's ``deleted: true``)."""
         with self._lock:
-            return self.rows.pop(str(rid), None) is not None
+            row = self.rows.pop(str(rid), None)
+            if row is not None:
+                self.deleted[str(rid)] = row
+            return row is not None
+
+    def deleted_copy(self, rid: Any) -> dict[str, Any] | None:
+        """A copy of record ``rid`` as it was when it was deleted, or None."""
+        with self._lock:
+            row = self.deleted.get(str(rid))
+            return _copy(row) if row is not None else None
 
     # -- what the server keeps besides ----------------------------------------------------
 

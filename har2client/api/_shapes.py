@@ -149,15 +149,22 @@ def shape_like(schema: dict[str, Any] | None, record: dict[str, Any], model: Api
             if k not in body and v.get("type") == "array":
                 body[k] = []
         return body
-    if set(props) and model.id_field not in props and "id" in props and "deleted" in props:
-        return {"id": record[model.id_field], "deleted": True,
-                **({"object": record["object"]} if "object" in props and "object" in record else {})}
+    if "deleted" in props and "deleted" not in model.record_schema.get("properties", {}):
+        return deleted_stub(model, record, props)
     if set(props) and model.id_field not in props:
         return {}  # an empty acknowledgement ({} from Linode, Shopify, Square)
     record_props = set(model.record_schema.get("properties", {}))
     if set(props) < record_props:  # a short acknowledgement (Jira's create answers id, key and self)
         return {k: record.get(k) for k in props}
     return record
+
+
+def deleted_stub(model: ApiModel, record: dict[str, Any], props: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What a delete answers, and where ``delete_semantics.readable_stub`` says so a later read too: the
+    record's id, its object type where it has one, and ``deleted: true`` (Stripe's deleted customer)."""
+    keep = props if props is not None else {"object": {}}
+    return {"id": record[model.id_field], **({"object": record["object"]} if "object" in keep and "object" in record
+                                            else {}), "deleted": True}
 
 
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:

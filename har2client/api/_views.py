@@ -11,7 +11,18 @@ from ._gate import idempotency_header, request_fingerprint
 from ._login import json_body
 from ._model import ApiModel, Operation
 from ._paging import paginate
-from ._shapes import ApiRefusal, current, filter_params, from_wire, put_path, shape_like, success_schema, to_wire
+from ._shapes import (
+    ApiRefusal,
+    current,
+    deleted_stub,
+    filter_params,
+    from_wire,
+    get_path,
+    put_path,
+    shape_like,
+    success_schema,
+    to_wire,
+)
 from ._shapes import json_response as _json
 
 
@@ -50,6 +61,8 @@ def _body(model: ApiModel, op: Operation) -> dict[str, Any]:
         raw = {k: v for k, v in request.args.items() if k not in _auth_params(model)}
     else:
         raw = json_body()
+    if op.role == "create":
+        _check_context(model, raw)
     wrapper = model.conventions["envelope"].get("request")
     if wrapper and media == "application/json":
         if not isinstance(raw.get(wrapper), dict):  # {"ticket": {...}}, {"profile": {...}}: required, as there
@@ -80,6 +93,18 @@ def _body(model: ApiModel, op: Operation) -> dict[str, Any]:
             continue  # fields the record does not have are not stored, as most APIs do
         out[target] = _coerce(v, schema) if media != "application/json" else v
     return {bag: out} if bag else out
+
+
+def _check_context(model: ApiModel, body: dict[str, Any]) -> None:
+    """A create must say where the record goes (``create_context``: Notion's parent data source, Jira's
+    project and issue type): a template must match the client's value, an object only be there."""
+    status = int(model.conventions.get("validation_status", 400))
+    for dotted, want in (model.conventions.get("create_context") or {}).items():
+        got = get_path(body, dotted)
+        if got in (None, "", {}):
+            raise ApiRefusal(status, f"body.{dotted} should be defined", code="validation_failed")
+        if isinstance(want, str) and got != want.format(**current().client_params):
+            raise ApiRefusal(status, f"body.{dotted}: {got!r} is not valid here", code="validation_failed")
 
 
 def _coerce(value: Any, schema: dict[str, Any]) -> Any:
@@ -118,8 +143,15 @@ def _view_get(model: ApiModel, op: Operation, names: dict[str, str], **kwargs: s
     rid = _check_params(model, names, kwargs)
     row = current().get(rid) if rid is not None else None
     if row is None:
+        gone = current().deleted_copy(rid) if _semantics(model).get("readable_stub") else None
+        if gone is not None:  # a deleted record still answers, marked deleted (Stripe)
+            return _json(deleted_stub(model, gone), 200)
         raise _missing(model, rid)
     return _record(model, op, row)
+
+
+def _semantics(model: ApiModel) -> dict[str, Any]:
+    return model.conventions.get("delete_semantics") or {}
 
 
 def _view_account(model: ApiModel, op: Operation, names: dict[str, str], **kwargs: str) -> Response:
@@ -165,7 +197,14 @@ def _view_delete(model: ApiModel, op: Operation, names: dict[str, str], **kwargs
     rid = _check_params(model, names, kwargs)
     inst = current()
     row = inst.get(rid) if rid is not None else None
-    if row is None or not inst.delete(rid):
+    if row is None:
+        raise _missing(model, rid)
+    first = _semantics(model).get("deactivate_first")
+    if first and row.get(first["field"]) != first["value"]:
+        # The first delete only deactivates (Okta's DEPROVISIONED); a second one deletes.
+        inst.update(rid, {first["field"]: first["value"]})
+        return _json(None, 204) if op.success_status == 204 else _record(model, op, inst.get(rid) or row)
+    if not inst.delete(rid):
         raise _missing(model, rid)
     if op.success_status == 204:
         return _json(None, 204)
@@ -192,6 +231,9 @@ def _view_list(model: ApiModel, op: Operation, names: dict[str, str], **kwargs: 
             rows = [r for r in rows if str(r.get(field)) == request.args[param]]
     page, meta, headers = paginate(model, rows)
     page = [to_wire(model, row) for row in page]
+    trimmed = model.conventions.get("list_fields")
+    if trimmed and not request.args.get(trimmed["param"]):  # Jira's search/jql: only ids unless fields are named
+        page = [{k: row[k] for k in trimmed["default_keys"] if k in row} for row in page]
     schema = success_schema(model, op) or {}
     env = model.conventions["envelope"]
     if not env.get("list"):

@@ -10,7 +10,7 @@ from .. import __version__
 # What decides scores: task generation, hidden tests, grading rules. Scores are comparable only where it
 # is equal; tests/test_scoring_version.py fails when any of those change and it does not (see CHANGELOG.md).
 # 0.2.0: two time-outs in a row end a grade.
-SCORING_VERSION = "0.6.0"
+SCORING_VERSION = "0.7.0"
 # The package that graded; recorded beside the scoring version, for bug reports.
 GRADER_VERSION = __version__
 NOT_RUN = "not run"  # a test the grade never reached; the grade's error says why (the client did not load, say)
