@@ -16,8 +16,8 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "har2clien
 
 
 def table() -> str:
-    rows = ["| # | API | resource | auth | paging | list envelope | version | spec licence |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    rows = ["| # | API | resource | auth | paging | list envelope | version | spec licence | checked against |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for path in sorted(glob.glob(os.path.join(ROOT, "*.yaml"))):
         with open(path, encoding="utf-8") as fh:
             x = yaml.safe_load(fh)["x-har2client"]
@@ -27,8 +27,10 @@ def table() -> str:
         shown = {"header": f"header `{version.get('name')}`", "path": f"path `{version.get('prefix')}`",
                  "accept": "Accept media type", "none": "none"}[version["style"]]
         envelope = f"`{x['envelope']['list']}`" if x["envelope"].get("list") else "bare array"
+        checked = x["checked_against"]
         rows.append(f"| {num} | [{x['api']}]({x['docs']}) | {x['resource']} | {auth} | {x['paging']['style']} | "
-                    f"{envelope} | {shown} | {x['spec_licence']} |")
+                    f"{envelope} | {shown} | {x['spec_licence']} | {checked['source']}, version {checked['version']}, "
+                    f"on {checked['on']} |")
     return "\n".join(rows) + "\n"
 
 

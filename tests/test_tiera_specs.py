@@ -2,6 +2,7 @@
 
 import glob
 import os
+import re
 from collections import Counter
 
 import pytest
@@ -12,6 +13,9 @@ SPECS = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "..", "har2clie
 AUTH = {"header_key", "query_key", "bearer", "basic", "oauth2_client_credentials", "vendor"}
 PAGING = {"page", "offset", "cursor", "link", "next_url", "none"}
 METHODS = {"get", "post", "put", "patch", "delete"}
+# Licences of the providers' published descriptions: open ones, or the truth where none is given. A licence
+# that forbids building on the description (HubSpot's, Mailchimp's) is not here, so such an API cannot return.
+LICENCES = {"MIT", "Apache-2.0", "BSD-3-Clause", "none stated", "none published"}
 
 
 def _non_string_keys(node, where=""):
@@ -40,9 +44,15 @@ def test_spec_is_valid_openapi_with_a_complete_annotation(path):
     odd = _non_string_keys(doc)
     assert not odd, f"{path}: YAML read these keys as non-strings (quote them): {odd}"
     x = doc["x-har2client"]
-    for key in ("api", "docs", "spec_licence", "resource", "collection", "item", "id_field", "auth", "paging",
-                "envelope", "version", "body", "session"):
+    for key in ("api", "docs", "spec_licence", "checked_against", "resource", "collection", "item", "id_field", "auth",
+                "paging", "envelope", "version", "body", "session"):
         assert key in x, f"{path}: x-har2client.{key} missing"
+    # Every licence is known: the provider's own words, or "none stated"/"none published" where that is the truth.
+    licence = x["spec_licence"]
+    assert "unknown" not in licence.lower() and licence.split(" (")[0] in LICENCES, licence
+    checked = x["checked_against"]
+    assert set(checked) == {"source", "version", "on"} and all(str(v).strip() for v in checked.values()), checked
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", str(checked["on"])), checked
     assert x["docs"].startswith("https://")
     assert x["auth"]["style"] in AUTH and x["paging"]["style"] in PAGING
     ops = [(p, m) for p, item in doc["paths"].items() for m in item if m in METHODS]

@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 
 from ._gate import digest_of
+from ._instance import page_sizes
 from ._model import ApiModel, Operation
 from ._shapes import filter_params, get_path
 
@@ -94,7 +95,7 @@ class ConventionsClient:
         if style == "query_key":
             return {}, {auth["param"]: creds["api_key"], **{p: creds[p] for p in auth.get("extra_params", [])}}, None
         if style == "basic":
-            return {}, {}, (creds["username"], creds["password"])
+            return {}, {}, (creds["api_key"], "") if auth.get("key_as") else (creds["username"], creds["password"])
         if style == "none":
             return {}, {}, None
         if self.token is None:
@@ -181,8 +182,8 @@ class ConventionsClient:
             wrapper = self.model.conventions["envelope"].get("request")
             if wrapper and self.ignore != "envelope":
                 body = {wrapper: body}
-            if op.role == "create":
-                body = self._with_context(body)
+            if op.role in ("create", "update"):
+                body = self._with_context(body, op.role)
             if op.request_media == "application/x-www-form-urlencoded":
                 kwargs["data"] = {k: str(v).lower() if isinstance(v, bool) else v for k, v in body.items()}
             elif op.request_media == "query":
@@ -247,8 +248,6 @@ class ConventionsClient:
             page = body if self.ignore == "envelope" or not env.get("list") else get_path(body, env["list"])
             if not isinstance(page, list):
                 raise TypeError(f"the list response is not a list: {str(body)[:80]}")
-            if env.get("list_item") and self.ignore != "envelope":
-                page = [item[env["list_item"]] for item in page]
             items += page
             style = p["style"]
             if self.ignore == "paging" or style == "none" or not page:
@@ -283,6 +282,10 @@ class ConventionsClient:
                     if not self._meta(body, p.get("more_key", "has_more")):
                         return items
                     params[p["cursor_param"]] = page[-1][self.model.id_field]
+                elif p.get("cursor_source") == "before_id":  # no more flag: a short page is the last
+                    if len(page) < int(params.get(p["limit_param"], page_sizes(self.model)[0])):
+                        return items
+                    params[p["cursor_param"]] = min((r[self.model.id_field] for r in page), key=int)
                 else:
                     cursor = self._meta(body, p["cursor_source"])
                     if not cursor:
@@ -361,13 +364,15 @@ class ConventionsClient:
                 resp = again
         return resp
 
-    def _with_context(self, body: dict[str, Any]) -> dict[str, Any]:
-        """``body`` saying where the record goes (``create_context``: a parent, a project, a type)."""
-        for dotted, want in (self.model.conventions.get("create_context") or {}).items():
+    def _with_context(self, body: dict[str, Any], role: str) -> dict[str, Any]:
+        """``body`` saying where the record goes or what it is (``create_context``, ``update_context``)."""
+        for dotted, want in (self.model.conventions.get(f"{role}_context") or {}).items():
             *parents, last = dotted.split(".")
             node = body
             for key in parents:
                 node = node.setdefault(key, {})
+            if isinstance(want, list):
+                want = [w.format(**self.params) for w in want]
             node[last] = want.format(**self.params) if isinstance(want, str) else want
         return body
 

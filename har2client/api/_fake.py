@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 
 _EPOCH = _dt.datetime(2026, 1, 1, tzinfo=_dt.timezone.utc)
 _ALNUM = string.ascii_letters + string.digits
-_CLASSES = {"[0-9a-fA-F]": "0123456789abcdef", "[0-9a-f]": "0123456789abcdef", "[0-9]": string.digits,
+_CLASSES = {"[0-9a-fA-F]": "0123456789abcdef", "[0-9a-f]": "0123456789abcdef",
+            "[a-f0-9]": "0123456789abcdef", "[0-9]": string.digits, "[1-9]": "123456789",
             "[A-Z]": string.ascii_uppercase, "[a-z]": string.ascii_lowercase, "[A-Za-z0-9]": _ALNUM}
 
 _FIRST = ("Ada", "Bruno", "Chiara", "Dev", "Elif", "Femi", "Greta", "Hiro", "Ines", "Jonas", "Kwame",

@@ -100,9 +100,10 @@ def _check_auth_as(model: ApiModel, auth: dict[str, Any], inst: Instance) -> Non
         a = request.authorization
         if a is None or a.type != "basic":
             raise _refuse(model, "Authentication required", "unauthorized")
-        any_user = auth.get("username") == "anystring"  # Mailchimp: any user name, the key as password
-        if (any_user and a.password != creds["password"]) or (
-                not any_user and (a.username, a.password) != (creds["username"], creds["password"])):
+        if auth.get("key_as") == "username":  # Lob: the API key as the user name, the password empty
+            if a.username != creds["api_key"]:
+                raise _refuse(model, "Your API key is not valid", "invalid_api_key")
+        elif (a.username, a.password) != (creds["username"], creds["password"]):
             raise _refuse(model, "Invalid username or password", "invalid_credentials")
     elif style == "session_cookie":
         sid = request.cookies.get(auth.get("cookie", "session"))
@@ -127,7 +128,7 @@ def check_version(model: ApiModel) -> None:
             if v.get("optional"):
                 return  # the provider falls back to its default version (Stripe, GitHub)
             raise ApiRefusal(400, f"Send {what} with a supported version ({v['value']})", code="version_required")
-        if got != v["value"]:
+        if got != v["value"] and got not in v.get("accepted", ()):  # other released versions it also answers
             raise ApiRefusal(400, f"API version {got!r} is not supported; use {v['value']}",
                              code="unsupported_version")
     elif style == "accept":

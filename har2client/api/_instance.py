@@ -46,6 +46,8 @@ def credential_names(model: ApiModel) -> tuple[str, ...]:
     """What the account holder is given to sign in with, in the constructor's order."""
     auth = model.auth
     style = auth["style"]
+    if style == "basic" and auth.get("key_as"):
+        return ("api_key",)  # the key is the user name (Lob), the password empty
     if style in ("basic", "password_bearer", "session_cookie"):
         return ("username", "password")
     if style == "oauth2_client_credentials":
@@ -57,7 +59,7 @@ def credential_names(model: ApiModel) -> tuple[str, ...]:
 
 def _credentials(model: ApiModel, r: random.Random) -> dict[str, str]:
     style = model.auth["style"]
-    if style in ("bearer", "header_key", "vendor"):
+    if style in ("bearer", "header_key", "vendor") or (style == "basic" and model.auth.get("key_as")):
         return {"api_key": token_urlsafe(r, 40)}
     if style == "query_key":
         extra = model.auth.get("extra_params", [])
@@ -165,6 +167,8 @@ class Instance:
             return uuid4_from(r)
         if "email" in name:
             return f"oncall{r.randint(10, 99)}@example.org"
+        if name == "channel_id":  # a Discord snowflake
+            return str(r.randint(10**18, 10**19 - 1))
         if name == "enterprise_id":
             return str(r.randint(10_000_000, 999_999_999))
         return token_hex(r, 8)
@@ -172,10 +176,7 @@ class Instance:
     # -- records ----------------------------------------------------------------------
 
     def _id_for(self, row: dict[str, Any]) -> Any:
-        """A new record's id: assigned, derived from a field (Mailchimp), or numbered in a pattern (Jira)."""
-        rule = self.model.conventions.get("id_from")
-        if rule and rule.get("hash") == "md5_lowercase":
-            return hashlib.md5(str(row[rule["field"]]).lower().encode()).hexdigest()
+        """A new record's id: assigned, or numbered in a pattern (Jira)."""
         pattern = self.model.conventions.get("id_pattern")
         if pattern:
             self._serial += 1

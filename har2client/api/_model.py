@@ -29,8 +29,8 @@ from .._errors import SpecError
 ROLES = ("list", "get", "create", "update", "delete", "account")
 METHODS = ("get", "post", "put", "patch", "delete")
 # Keys of the annotation that describe the API rather than how it behaves.
-_DESCRIPTIVE = ("api", "docs", "spec_licence", "resource", "plural", "collection", "item", "id_field",
-                "client_params", "operations")
+_DESCRIPTIVE = ("api", "docs", "spec_licence", "checked_against", "resource", "plural", "collection", "item",
+                "id_field", "client_params", "operations")
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: a grade reads one document
 
 
@@ -94,8 +94,16 @@ class ApiModel:
         return self.server.split("://", 1)[1].split("/", 1)[0]
 
     @property
+    def checked_against(self) -> str:
+        """The provider's description this one was checked against, its version and when (Tier A), or ""."""
+        checked = self.document.get("x-har2client", {}).get("checked_against")
+        if not checked:
+            return ""
+        return f"{checked['source']}, version {checked['version']}, checked on {checked['on']}"
+
+    @property
     def field_bag(self) -> str | None:
-        """The nested object writes land in (HubSpot's properties), or None when fields are top level."""
+        """The nested object writes land in (Okta's profile, Jira's fields), or None when fields are top level."""
         return self.conventions.get("fields_in")
 
     @property
@@ -103,6 +111,18 @@ class ApiModel:
         """The record's properties that writes land in: top level, or inside ``field_bag``."""
         props = self.record_schema.get("properties", {})
         return props.get(self.field_bag, {}).get("properties", {}) if self.field_bag else props
+
+    @property
+    def context_fields(self) -> set[str]:
+        """Request fields the client fills itself (``create_context``, ``update_context``: a parent, a
+        project, the record's type), named inside the request wrapper: no caller passes them."""
+        wrapper = self.conventions["envelope"].get("request")
+        out = set()
+        for role in ("create", "update"):
+            for dotted in self.conventions.get(f"{role}_context") or {}:
+                parts = dotted.split(".")
+                out.add(parts[1] if wrapper and parts[0] == wrapper and len(parts) > 1 else parts[0])
+        return out
 
     def request_fields(self, role: str) -> tuple[dict[str, Any], set[str]]:
         """An operation's writable fields (inside its request wrapper, if any) and the required ones."""

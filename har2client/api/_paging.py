@@ -55,7 +55,7 @@ def paginate(model: ApiModel, rows: list[dict[str, Any]]) -> tuple[list, dict[st
     headers: dict[str, str] = {}
     if style == "none":
         return rows[:size] if size_param and _arg(size_param) else rows, meta, headers
-    if (style in ("page", "link") and not p.get("cursor_param")) or style == "next_url":
+    if style in ("page", "link", "next_url") and not p.get("cursor_param"):
         page_param = p.get("page_param", "page")
         first = int(p.get("first_page", 1))  # Twilio counts pages from 0
         page = max(first, _int_arg(page_param, first))
@@ -111,8 +111,14 @@ def paginate(model: ApiModel, rows: list[dict[str, Any]]) -> tuple[list, dict[st
     # cursor styles, and Link headers that carry a cursor (Shopify's page_info, Okta's after)
     cursor = _arg(p["cursor_param"])
     start = 0
+    if p.get("cursor_source") == "before_id":  # newest first, before=<id> for older ones (Discord)
+        rows = sorted(rows, key=lambda r: int(r[model.id_field]), reverse=True)
     if cursor:
-        if p.get("cursor_source") == "last_id":
+        if p.get("cursor_source") == "before_id":
+            if not str(cursor).isdigit():
+                raise ApiRefusal(400, f"{p['cursor_param']}: value {cursor!r} is not snowflake.", code="invalid_cursor")
+            start = next((i for i, r in enumerate(rows) if int(r[model.id_field]) < int(cursor)), len(rows))
+        elif p.get("cursor_source") == "last_id":
             ids = [str(r[model.id_field]) for r in rows]
             if cursor not in ids:
                 raise ApiRefusal(400, f"No such object: {cursor}", code="invalid_cursor")
@@ -129,6 +135,11 @@ def paginate(model: ApiModel, rows: list[dict[str, Any]]) -> tuple[list, dict[st
         if token:
             headers["Link"] = f'<{_url(**{p["cursor_param"]: token})}>; rel="next"'
         return chunk, meta, headers
+    if style == "next_url":  # the next page's URL carries a cursor (Lob's after=)
+        meta[pre + p["next_key"]] = _url(**{p["cursor_param"]: token}) if token else None
+        return chunk, meta, headers
+    if p.get("cursor_source") == "before_id":
+        return chunk, meta, headers  # no more flag: a page shorter than asked is the last
     if p.get("cursor_source") == "last_id":
         meta[pre + p.get("more_key", "has_more")] = more
     else:

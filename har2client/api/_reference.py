@@ -89,7 +89,7 @@ class Client:
     out.append("".join(f"        self._{a} = {a}\n" for a in args))
     client_kw = ""
     if auth["style"] == "basic" and drop != "auth":
-        client_kw = ", auth=(username, password)"
+        client_kw = ', auth=(api_key, "")' if auth.get("key_as") else ", auth=(username, password)"
     out.append(f"        self._http = httpx.Client(timeout=15{client_kw})\n")
     out.append(_STATE_MARK)  # the attributes the methods below keep, once they are known
     login_style = auth["style"] if drop != "auth" else "none"
@@ -233,9 +233,6 @@ class Client:
     if list_key and drop != "envelope":
         dig = "".join(f'body = body.get("{k}") or {{}}\n' for k in list_key.split(".")[:-1]) + \
               f'return body.get("{list_key.split(".")[-1]}", [])'
-        if env.get("list_item"):
-            dig = dig.replace("return body.get(", "items = body.get(",
-                              1) + f'\nreturn [item["{env["list_item"]}"] for item in items]'
         out.append(_m("_items", "body", dig))
     prefix = paging.get("meta_prefix", "")
     out.append(_m("_meta", "body, dotted", f"""
@@ -287,21 +284,15 @@ return record"""
         ret = "return self._one(resp.json())"
         if ack and ack < set(model.record_schema.get("properties", {})):
             ret = f'return self.get_{res}(self._one(resp.json())["{model.id_field}"])  # it answers only the id'
-        context = c.get("create_context") or {}
-        send = "body" if context else wrap("fields")
-        place = f"body = {wrap('fields')}\n" if context else ""
-        for dotted, want in context.items():  # where the record goes: the client's parent, project, type
-            *parents, last = dotted.split(".")
-            chain = "body" + "".join(f'.setdefault("{k}", {{}})' for k in parents)
-            place += (f'{chain}["{last}"] = {_template_expr(want)}\n' if isinstance(want, str)
-                      else f'{chain}.setdefault("{last}", {json.dumps(want)})\n')
+        send, place = _with_context(c.get("create_context") or {}, wrap("fields"))
         out.append(_m(f"create_{res}", "**fields", place + _on_path(
             path_expr(ops["create"].path), f'resp = self._request("{ops["create"].method}", PATH, '
                                            f'body={send})\n{ret}')))
     if "update" in ops:
         changes = f'{{"{item_param}": {res}_id, **changes}}' if item_param else "changes"
-        body = _on_path(path_expr(ops["update"].path),
-                        f'resp = self._request("{ops["update"].method}", PATH, body={wrap(changes)})') + f"""
+        send, place = _with_context(c.get("update_context") or {}, wrap(changes))
+        body = place + _on_path(path_expr(ops["update"].path),
+                                f'resp = self._request("{ops["update"].method}", PATH, body={send})') + f"""
 if resp.status_code == 204 or not resp.content:
     return self.get_{res}({res}_id)
 return self._one(resp.json())"""
@@ -415,6 +406,24 @@ def _imports(client: str) -> str:
     std = [f"import {m}\n" for m in ("base64", "hashlib", "json", "uuid") if f"{m}." in client]
     quote = "from urllib.parse import quote\n" if "quote(" in client else ""
     return "".join(std) + quote + ("\n" if std or quote else "") + "import httpx\n"
+
+
+def _with_context(context: dict[str, Any], wrapped: str) -> tuple[str, str]:
+    """The body a write sends, and the lines that build it, where the API wants more than the caller's
+    fields (``create_context``, ``update_context``: a parent, a project, the record's type)."""
+    if not context:
+        return wrapped, ""
+    place = f"body = {wrapped}\n"
+    for dotted, want in context.items():
+        *parents, last = dotted.split(".")
+        chain = "body" + "".join(f'.setdefault("{k}", {{}})' for k in parents)
+        if isinstance(want, str):
+            place += f'{chain}["{last}"] = {_template_expr(want)}\n'
+        elif isinstance(want, list):
+            place += f'{chain}["{last}"] = [{", ".join(_template_expr(w) for w in want)}]\n'
+        else:
+            place += f'{chain}.setdefault("{last}", {json.dumps(want)})\n'
+    return "body", place
 
 
 def _template_expr(value: str) -> str:

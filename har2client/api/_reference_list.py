@@ -79,16 +79,20 @@ def listing_body(model: ApiModel, method: str, lp: str, paging: dict[str, Any]) 
                     return items
         """
     else:  # cursor
-        cp = paging["cursor_param"]
+        cp, sized = paging["cursor_param"], ""
         if paging.get("cursor_source") == "last_id":
             more = paging.get("more_key", "has_more")
             nxt = f'chunk[-1]["{model.id_field}"] if chunk and self._meta(body, "{more}") else None'
+        elif paging.get("cursor_source") == "before_id":  # no more flag: a page shorter than asked is the last
+            size = paging.get("max_limit", 100)
+            nxt = f'min((r["{model.id_field}"] for r in chunk), key=int) if len(chunk) >= {size} else None'
+            sized = f', {paging["limit_param"]}={size}'
         else:
             nxt = f'self._meta(body, "{paging["cursor_source"]}")'
         list_body = f"""
             items, cursor = [], None
             while True:
-                params = self._list_params(filters, **({{"{cp}": cursor}} if cursor else {{}}))
+                params = self._list_params(filters{sized}, **({{"{cp}": cursor}} if cursor else {{}}))
                 body = self._request("GET", {lp}, params=params).json()
                 chunk = self._items(body)
                 items.extend(chunk)

@@ -98,7 +98,7 @@ def error_body(model: ApiModel, status: int, message: str, code: str = "") -> An
     # The provider's own code for this refusal (x-har2client error_codes, by the engine's code or by
     # status), where a schema example alone would give every error the same code.
     codes = model.conventions.get("error_codes") or {}
-    provider_code = codes.get(code) or codes.get(str(status))
+    provider_code = codes.get(code, codes.get(str(status)))  # Discord's 401 code is 0
 
     def build(node: dict[str, Any], name: str = "") -> Any:
         kind = node.get("type") or ("object" if "properties" in node else "string")
@@ -110,7 +110,7 @@ def error_body(model: ApiModel, status: int, message: str, code: str = "") -> An
         if kind == "array":
             item = node.get("items", {"type": "string"})
             return [build(item, name)] if name in MESSAGE_KEYS else []
-        if provider_code and name in CODE_KEYS:
+        if provider_code is not None and name in CODE_KEYS:
             return provider_code
         if "example" in node and name not in MESSAGE_KEYS:
             return node["example"]
@@ -150,7 +150,7 @@ def shape_like(schema: dict[str, Any] | None, record: dict[str, Any], model: Api
                 body[k] = []
         return body
     if "deleted" in props and "deleted" not in model.record_schema.get("properties", {}):
-        return deleted_stub(model, record, props)
+        return deleted_stub(model, record)
     if set(props) and model.id_field not in props:
         return {}  # an empty acknowledgement ({} from Linode, Shopify, Square)
     record_props = set(model.record_schema.get("properties", {}))
@@ -159,12 +159,13 @@ def shape_like(schema: dict[str, Any] | None, record: dict[str, Any], model: Api
     return record
 
 
-def deleted_stub(model: ApiModel, record: dict[str, Any], props: dict[str, Any] | None = None) -> dict[str, Any]:
-    """What a delete answers, and where ``delete_semantics.readable_stub`` says so a later read too: the
-    record's id, its object type where it has one, and ``deleted: true`` (Stripe's deleted customer)."""
-    keep = props if props is not None else {"object": {}}
-    return {"id": record[model.id_field], **({"object": record["object"]} if "object" in keep and "object" in record
-                                            else {}), "deleted": True}
+def deleted_stub(model: ApiModel, record: dict[str, Any]) -> dict[str, Any]:
+    """What a delete answers as its delete operation's schema lists it (and, where
+    ``delete_semantics.readable_stub`` says so, a later read too): the record's id, ``deleted: true`` and
+    the record's own type fields (Stripe's ``object``, Intercom's ``type`` and ``external_id``)."""
+    props = (success_schema(model, model.operations["delete"]) or {}).get("properties", {})
+    out = {k: True if k == "deleted" else record[model.id_field] if k == "id" else record.get(k) for k in props}
+    return out or {"id": record[model.id_field], "deleted": True}
 
 
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:

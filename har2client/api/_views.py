@@ -61,8 +61,8 @@ def _body(model: ApiModel, op: Operation) -> dict[str, Any]:
         raw = {k: v for k, v in request.args.items() if k not in _auth_params(model)}
     else:
         raw = json_body()
-    if op.role == "create":
-        _check_context(model, raw)
+    if op.role in ("create", "update"):
+        _check_context(model, raw, op.role)
     wrapper = model.conventions["envelope"].get("request")
     if wrapper and media == "application/json":
         if not isinstance(raw.get(wrapper), dict):  # {"ticket": {...}}, {"profile": {...}}: required, as there
@@ -95,15 +95,24 @@ def _body(model: ApiModel, op: Operation) -> dict[str, Any]:
     return {bag: out} if bag else out
 
 
-def _check_context(model: ApiModel, body: dict[str, Any]) -> None:
+def _check_context(model: ApiModel, body: dict[str, Any], role: str) -> None:
     """A create must say where the record goes (``create_context``: Notion's parent data source, Jira's
-    project and issue type): a template must match the client's value, an object only be there."""
+    project and issue type, Asana's projects), and some writes what they are (``update_context``:
+    PagerDuty's ``type``): a template (or a list of them) must match the client's values, an object only
+    be there."""
     status = int(model.conventions.get("validation_status", 400))
-    for dotted, want in (model.conventions.get("create_context") or {}).items():
+    params = current().client_params
+    for dotted, want in (model.conventions.get(f"{role}_context") or {}).items():
         got = get_path(body, dotted)
-        if got in (None, "", {}):
+        if got in (None, "", {}, []):
             raise ApiRefusal(status, f"body.{dotted} should be defined", code="validation_failed")
-        if isinstance(want, str) and got != want.format(**current().client_params):
+        if isinstance(want, list):
+            want = [w.format(**params) for w in want]
+        elif isinstance(want, str):
+            want = want.format(**params)
+        else:
+            continue
+        if got != want:
             raise ApiRefusal(status, f"body.{dotted}: {got!r} is not valid here", code="validation_failed")
 
 
@@ -246,8 +255,6 @@ def _view_list(model: ApiModel, op: Operation, names: dict[str, str], **kwargs: 
             body[k] = []
     if env.get("ok_key"):
         body[env["ok_key"]] = True
-    if env.get("list_item"):  # each list item wraps the record (Spotify's playlist items wrap a track)
-        page = [{"added_at": "2026-03-01T12:00:00Z", env["list_item"]: row} for row in page]
     put_path(body, env["list"], page)
     if env.get("request_id"):
         put_path(body, env["request_id"], current().next_id("req_"))

@@ -51,7 +51,7 @@ FEATURES = pa.schema([
     ("failure", pa.string()), ("goal_notice", pa.string()), ("observation_format", pa.string()),
     ("source", pa.string()),
     ("class_name", pa.string()), ("constructor", pa.list_(pa.string())), ("methods", pa.list_(pa.string())),
-    ("licence", pa.string()), ("docs", pa.string()),
+    ("licence", pa.string()), ("docs", pa.string()), ("checked_against", pa.string()),
 ])
 HIDDEN_FILES = ("openapi.yaml", "tests.json", "grading.json", "reference_client.py", "v1_openapi.yaml")
 
@@ -96,7 +96,7 @@ def task_row(task_dir: str) -> dict[str, Any]:
         "observation_format": meta["observation_format"], "source": meta["source"],
         "class_name": meta.get("class_name", "Client"), "constructor": list(meta.get("constructor", [])),
         "methods": list(meta.get("methods", [])), "licence": meta.get("licence", "CC-BY-4.0"),
-        "docs": meta.get("docs", ""),
+        "docs": meta.get("docs", ""), "checked_against": meta.get("checked_against", ""),
     }
 
 
@@ -167,14 +167,17 @@ def _licence_table(tier_a_rows: list[dict[str, Any]]) -> str:
     if not tier_a_rows:
         return ""
     lines = ["", "## Tier A licences", "",
-             "Each Tier A task keeps the licence of the public API description it comes from.", "",
-             "| task | API | licence of the provider's API description |", "| --- | --- | --- |"]
+             "Each Tier A API description was written for this project from the provider's documentation and "
+             "checked against the provider's published description. The table gives that description's licence as "
+             "its provider states it (\"none stated\" where it states none) and what it was checked against.", "",
+             "| task | API | licence of the provider's API description | checked against |",
+             "| --- | --- | --- | --- |"]
     seen = set()
     for r in sorted(tier_a_rows, key=lambda r: r["task_id"]):
         if r["api"] in seen:
             continue
         seen.add(r["api"])
-        lines.append(f"| `{r['task_id']}` | [{r['api']}]({r['docs']}) | {r['licence']} |")
+        lines.append(f"| `{r['task_id']}` | [{r['api']}]({r['docs']}) | {r['licence']} | {r['checked_against']} |")
     return "\n".join(lines) + "\n"
 
 

@@ -17,7 +17,7 @@ def build_tiera_task(spec: TierASpec, out_dir: str, seed: int, id_prefix: str = 
         model, out_dir, spec.task_id(id_prefix), derive_seed(seed, "tiera-task", spec.key), profile="proxy",
         document_path=spec.path,
         meta={"tier": "A", "domain": spec.key, "api": model.api, "docs": model.docs, "licence": model.licence,
-              "source": "proxy_har"},
+              "checked_against": model.checked_against, "source": "proxy_har"},
     )
 
 
