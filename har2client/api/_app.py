@@ -145,6 +145,9 @@ def _model_app(model: ApiModel) -> Flask:
         view = functools.partial(ROLE_VIEWS[role], model, op, names)
         view.__name__ = f"{role}_{op.operation_id}"  # type: ignore[attr-defined]
         app.add_url_rule(rule, endpoint=f"{role}:{op.operation_id}", view_func=view, methods=[op.method])
+        suffix = conv.get("optional_suffix")  # Zendesk answers /tickets and /tickets.json alike
+        if suffix:
+            app.add_url_rule(rule + suffix, endpoint=f"{role}:{op.operation_id}", view_func=view, methods=[op.method])
     return app
 
 

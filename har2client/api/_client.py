@@ -231,8 +231,9 @@ class ConventionsClient:
         items: list[dict[str, Any]] = []
         fixed = {k: (v.format(**self.params) if "{" in v else self.params[v])
                  for k, v in self.model.conventions.get("list_query", {}).items()}
-        if self.model.conventions.get("list_fields"):  # every field, where a listing answers only ids unless asked
-            fixed[self.model.conventions["list_fields"]["param"]] = self.model.conventions["list_fields"]["all"]
+        for key in ("list_fields", "list_default"):  # every field and every record, where a listing needs asking
+            if self.model.conventions.get(key):
+                fixed[self.model.conventions[key]["param"]] = self.model.conventions[key]["all"]
         by_field = {field: param for param, field in filter_params(self.model).items()}
         fixed.update({by_field.get(k, k): v for k, v in (filters or {}).items()})
         params: dict[str, Any] = dict(fixed)

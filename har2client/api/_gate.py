@@ -103,7 +103,8 @@ def _check_auth_as(model: ApiModel, auth: dict[str, Any], inst: Instance) -> Non
         if auth.get("key_as") == "username":  # Lob: the API key as the user name, the password empty
             if a.username != creds["api_key"]:
                 raise _refuse(model, "Your API key is not valid", "invalid_api_key")
-        elif (a.username, a.password) != (creds["username"], creds["password"]):
+        elif a.password != creds["password"] or a.username not in (
+                creds["username"], creds["username"] + auth.get("token_suffix", "\0")):  # Zendesk: "{email}/token"
             raise _refuse(model, "Invalid username or password", "invalid_credentials")
     elif style == "session_cookie":
         sid = request.cookies.get(auth.get("cookie", "session"))

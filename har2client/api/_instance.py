@@ -79,7 +79,7 @@ def _copy(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _merge(row: dict[str, Any], changes: dict[str, Any]) -> None:
-    """Apply ``changes``; a nested bag of fields (HubSpot's properties) is merged, not replaced."""
+    """Apply ``changes``; a nested bag of fields (Okta's profile) is merged, not replaced."""
     for k, v in changes.items():
         if isinstance(v, dict) and isinstance(row.get(k), dict):
             row[k] = {**row[k], **v}

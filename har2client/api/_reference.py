@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from ._instance import credential_names
 from ._model import ApiModel
 from ._reference_list import listing_body
-from ._shapes import filter_params
+from ._shapes import filter_params, success_schema
 
 
 def credential_args(model: ApiModel) -> list[str]:
@@ -235,7 +235,11 @@ class Client:
               f'return body.get("{list_key.split(".")[-1]}", [])'
         out.append(_m("_items", "body", dig))
     prefix = paging.get("meta_prefix", "")
-    out.append(_m("_meta", "body, dotted", f"""
+    listed = (success_schema(model, ops["list"]) or {}).get("properties", {})
+    literal = any(isinstance(v, str) and "." in v and v in listed for v in paging.values())
+    out.append(_m("_meta", "body, dotted", ("""
+        if dotted in body:  # a key with a dot in its name ("@odata.nextLink")
+            return body[dotted]""" if literal else "") + f"""
         for key in {f'("{prefix}" + dotted)' if prefix else "dotted"}.split("."):
             if not isinstance(body, dict):
                 return None
@@ -249,6 +253,8 @@ class Client:
                     else f'params["{q}"] = self._{cp}\n' for q, cp in c.get("list_query", {}).items())
     if c.get("list_fields"):  # every field, where a listing answers only ids unless asked
         fixed += f'params["{c["list_fields"]["param"]}"] = "{c["list_fields"]["all"]}"\n'
+    if c.get("list_default"):  # every record, where a listing shows some unless asked for all
+        fixed += f'params["{c["list_default"]["param"]}"] = "{c["list_default"]["all"]}"\n'
     out.append(_m("_list_params", "filters=None, **extra",
                   "params = {}\n" + fixed + "params.update(filters or {})\nparams.update(extra)\nreturn params"
                   if fixed else "return {**(filters or {}), **extra}"))

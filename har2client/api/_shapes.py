@@ -32,6 +32,8 @@ def current() -> Instance:
 def get_path(obj: Any, dotted: str | None) -> Any:
     if not dotted:
         return obj
+    if isinstance(obj, dict) and dotted in obj:  # a key with a dot in its name: Graph's "@odata.nextLink"
+        return obj[dotted]
     for part in dotted.split("."):
         if not isinstance(obj, dict) or part not in obj:
             return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, cast
 
 from flask import Response, request
@@ -229,12 +230,22 @@ def _view_delete(model: ApiModel, op: Operation, names: dict[str, str], **kwargs
     return _json(shape_like(schema, row, model), op.success_status)
 
 
+def _query_key(value: str | None) -> str | None:
+    """A listing's required query argument as it is compared: JQL's ``project = "KEY"`` is ``project=KEY``."""
+    return None if value is None else re.sub(r"[\s\"']+", "", value).lower()
+
+
 def _view_list(model: ApiModel, op: Operation, names: dict[str, str], **kwargs: str) -> Response:
     _check_params(model, names, kwargs, listing=True)
     for param, value in current().list_query().items():
-        if request.args.get(param) != value:
+        if _query_key(request.args.get(param)) != _query_key(value):
             raise ApiRefusal(400, f"{param}: a valid {param} is required to list", code="invalid_parameter")
     rows = current().all()
+    default = model.conventions.get("list_default")
+    if default:  # a listing that shows some records unless asked for all (GitHub: open issues, state=all)
+        wanted = request.args.get(default["param"], default["value"])
+        if wanted != default["all"]:
+            rows = [r for r in rows if str(r.get(default["field"])) == wanted]
     for param, field in filter_params(model).items():
         if param in request.args:
             rows = [r for r in rows if str(r.get(field)) == request.args[param]]
@@ -259,7 +270,10 @@ def _view_list(model: ApiModel, op: Operation, names: dict[str, str], **kwargs: 
     if env.get("request_id"):
         put_path(body, env["request_id"], current().next_id("req_"))
     for dotted, value in meta.items():
-        put_path(body, dotted, value)
+        if dotted in schema.get("properties", {}):  # a key with a dot in its name: Graph's "@odata.nextLink"
+            body[dotted] = value
+        else:
+            put_path(body, dotted, value)
     return _json(body, 200, headers)
 
 
