@@ -83,6 +83,15 @@ def test_the_public_folder_holds_nothing_hidden(dataset):
     assert "extra_gated_prompt" in card and "extra_gated_fields" in card
 
 
+def test_the_card_names_each_tier_a_licence_and_what_it_was_checked_against(dataset):
+    card = open(dataset / "README.md").read()
+    table = card.split("## Tier A licences", 1)[1]
+    rows = [line for line in table.splitlines() if line.startswith("| `tiera_")]
+    assert len(rows) == 27 and "unknown" not in table.lower()
+    assert all(len(cells := row.split(" | ")) == 4 and cells[2] and "checked on 20" in cells[3] for row in rows)
+    assert sum("none stated" in row for row in rows) >= 1  # the truth where a provider states no licence
+
+
 def test_the_test_split_depends_on_the_secret_seed(dataset, tmp_path):
     public_build = tmp_path / "public-seed"
     build_tiera(str(public_build), 1, limit=2)
