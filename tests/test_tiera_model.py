@@ -241,6 +241,13 @@ def test_okta_deactivates_a_user_on_the_first_delete_and_deletes_on_the_second()
         assert httpx.get(url, headers=auth).json()["status"] == "DEPROVISIONED"
         assert httpx.delete(url, headers=auth).status_code == 204
         assert httpx.get(url, headers=auth).status_code == 404 and instance.get(rid) is None
+        other = next(k for k, v in instance.rows.items() if v["status"] == "ACTIVE")  # or deactivate, then delete
+        assert httpx.post(f"{server.base_url}/api/v1/users/{other}/lifecycle/deactivate", headers=auth).json() == {}
+        assert httpx.get(f"{server.base_url}/api/v1/users/{other}", headers=auth).json()["status"] == "DEPROVISIONED"
+        assert httpx.delete(f"{server.base_url}/api/v1/users/{other}", headers=auth).status_code == 204
+        assert instance.get(other) is None
+        missing = httpx.post(f"{server.base_url}/api/v1/users/nosuch/lifecycle/deactivate", headers=auth)
+        assert missing.status_code == 404
 
 
 def test_notion_lists_a_data_source_and_a_new_page_must_name_its_parent():
@@ -267,3 +274,64 @@ def test_notion_lists_a_data_source_and_a_new_page_must_name_its_parent():
         made = httpx.post(pages, headers=auth, json={"parent": {"type": "data_source_id", "data_source_id": source},
                                                        "properties": {}})
         assert made.status_code == 200 and made.json()["object"] == "page"
+
+
+def test_reads_by_post_take_their_arguments_from_the_body():
+    """Slack's methods take GET or POST (form or JSON); Jira's search/jql takes a JSON body by POST."""
+    import httpx
+
+    from har2client.api import Instance, serve
+
+    slack = next(s.model for s in tiera_specs() if s.key == "slack")
+    instance = Instance(slack, 10)
+    auth = {"Authorization": f"Bearer {instance.credentials['api_key']}"}
+    with serve(instance, host="127.0.0.1") as server:
+        seen, cursor = [], ""
+        while True:
+            body = httpx.post(server.base_url + "/api/conversations.list", headers=auth,
+                              data={"limit": "7", **({"cursor": cursor} if cursor else {})}).json()
+            seen += [c["id"] for c in body["channels"]]
+            cursor = body["response_metadata"]["next_cursor"]
+            if not cursor:
+                break
+        assert sorted(seen) == sorted(instance.rows) and len(seen) > 7
+        info = httpx.post(server.base_url + "/api/conversations.info", headers=auth, json={"channel": seen[0]})
+        assert info.json()["channel"]["id"] == seen[0]
+    jira = next(s.model for s in tiera_specs() if s.key == "jira")
+    instance = Instance(jira, 10)
+    basic = httpx.BasicAuth(instance.credentials["username"], instance.credentials["password"])
+    with serve(instance, host="127.0.0.1") as server:
+        keys, token = [], None
+        while True:
+            body = httpx.post(server.base_url + "/rest/api/3/search/jql", auth=basic, json={
+                "jql": f"project = {instance.client_params['project_key']}", "fields": ["*all"], "maxResults": 10,
+                **({"nextPageToken": token} if token else {})}).json()
+            keys += [i["key"] for i in body["issues"]]
+            token = body.get("nextPageToken")
+            if body["isLast"]:
+                break
+        assert sorted(keys) == sorted(instance.rows)
+
+
+def test_zendesk_pages_by_offset_or_by_cursor_as_the_client_asks():
+    """Zendesk recommends cursor paging (page[size], page[after], meta.has_more, links.next) beside offsets."""
+    import httpx
+
+    from har2client.api import Instance, serve
+
+    model = next(s.model for s in tiera_specs() if s.key == "zendesk")
+    instance = Instance(model, 11)
+    auth = httpx.BasicAuth(instance.credentials["username"] + "/token", instance.credentials["password"])
+    with serve(instance, host="127.0.0.1") as server:
+        seen, url, params = [], server.base_url + "/api/v2/tickets.json", {"page[size]": 100}
+        while True:
+            body = httpx.get(url, auth=auth, params=params).json()
+            seen += [t["id"] for t in body["tickets"]]
+            if not body["meta"]["has_more"]:
+                break
+            url, params = body["links"]["next"], None
+        assert sorted(seen) == sorted(r["id"] for r in instance.all()) and len(body["tickets"]) <= 20
+        offset = httpx.get(server.base_url + "/api/v2/tickets", auth=auth).json()
+        assert "next_page" in offset and "meta" not in offset
+        assert httpx.get(server.base_url + "/api/v2/tickets", auth=auth,
+                         params={"page[size]": 5, "page[after]": "forged"}).status_code == 400

@@ -36,7 +36,7 @@ from ._login import add_login_routes
 from ._model import ApiModel
 from ._routes import rule_of
 from ._shapes import INSTANCE_KEY, ApiRefusal, current, error_body, json_response
-from ._views import ROLE_VIEWS
+from ._views import EXTRA_VIEWS, ROLE_VIEWS
 
 
 class InstanceApp:
@@ -140,11 +140,20 @@ def _model_app(model: ApiModel) -> Flask:
                 resp.set_cookie(cookie, inst.csrf_token, path="/", samesite="Lax")
             return resp
 
+    deactivate = (conv.get("delete_semantics") or {}).get("deactivate_first", {}).get("path")
+    if deactivate and "delete" in model.operations:  # the provider's own first step of a delete
+        rule, names = rule_of(deactivate)
+        view = functools.partial(EXTRA_VIEWS["deactivate"], model, model.operations["delete"], names)
+        view.__name__ = "deactivate"  # type: ignore[attr-defined]
+        app.add_url_rule(rule, endpoint="delete:deactivate", view_func=view, methods=["POST"])
     for role, op in model.operations.items():
         rule, names = rule_of(op.path)
         view = functools.partial(ROLE_VIEWS[role], model, op, names)
         view.__name__ = f"{role}_{op.operation_id}"  # type: ignore[attr-defined]
         app.add_url_rule(rule, endpoint=f"{role}:{op.operation_id}", view_func=view, methods=[op.method])
+        if role in ("list", "get") and op.method == "GET" and conv.get("post_reads"):
+            # Reads answer POST too, their arguments in a form or JSON body (Slack's methods, Jira's search/jql).
+            app.add_url_rule(rule, endpoint=f"{role}:{op.operation_id}", view_func=view, methods=["POST"])
         suffix = conv.get("optional_suffix")  # Zendesk answers /tickets and /tickets.json alike
         if suffix:
             app.add_url_rule(rule + suffix, endpoint=f"{role}:{op.operation_id}", view_func=view, methods=[op.method])

@@ -13,15 +13,12 @@ from flask import request
 
 from ._instance import page_sizes
 from ._model import ApiModel
-from ._shapes import ApiRefusal, current
+from ._shapes import ApiRefusal, current, read_args
 
 
 def _arg(name: str) -> Any:
-    """A paging argument: from the query, or from the JSON body where the API lists by POST (Notion)."""
-    if request.method == "POST":
-        body = request.get_json(silent=True)
-        return body.get(name) if isinstance(body, dict) else None
-    return request.args.get(name)
+    """A paging argument: from the query, or from the body where the listing came by POST (Notion, Slack, Jira)."""
+    return read_args().get(name)
 
 
 def _int_arg(name: str, default: int) -> int:
@@ -40,10 +37,33 @@ def _url(**params: Any) -> str:
     return f"{request.base_url}?{urlencode(args)}"
 
 
+def _cursor_alternative(rows: list[dict[str, Any]], alt: dict[str, str],
+                        cap: int) -> tuple[list, dict[str, Any], dict[str, str]]:
+    """The cursor paging an API offers beside its first style, chosen by its size parameter (Zendesk:
+    ``page[size]`` and ``page[after]``, answered with ``meta.has_more``, ``meta.after_cursor``, ``links.next``)."""
+    size = max(1, min(_int_arg(alt["size_param"], cap), cap))
+    after = _arg(alt["after_param"])
+    start = 0
+    if after:
+        pos = current().position_of(str(after))
+        if pos is None:
+            raise ApiRefusal(400, "The cursor is not valid for this account", code="invalid_cursor")
+        start = pos
+    chunk = rows[start:start + size]
+    more = start + size < len(rows)
+    token = current().cursor_for(start + len(chunk))
+    meta = {alt["more_key"]: more, alt["cursor_key"]: token,
+            alt["next_key"]: _url(**{alt["after_param"]: token, alt["size_param"]: size}) if more else None}
+    return chunk, meta, {}
+
+
 def paginate(model: ApiModel, rows: list[dict[str, Any]]) -> tuple[list, dict[str, Any], dict[str, str]]:
     """One page of ``rows``, values for dotted paths in the body, and response headers."""
     p = model.conventions["paging"]
     style = p["style"]
+    alternative = p.get("cursor_alternative")
+    if alternative and _arg(alternative["size_param"]) is not None:
+        return _cursor_alternative(rows, alternative, page_sizes(model)[1])
     size_param = p.get("per_page_param") or p.get("limit_param")
     default, cap = page_sizes(model)
     size = default

@@ -29,6 +29,17 @@ def current() -> Instance:
     return request.environ[INSTANCE_KEY]
 
 
+def read_args() -> dict[str, Any]:
+    """A read's arguments: the query, and where the read came by POST (Slack's methods, Jira's search/jql,
+    Notion's query) the form or JSON body's too."""
+    args: dict[str, Any] = request.args.to_dict()
+    if request.method == "POST":
+        body = request.get_json(silent=True) if request.is_json else request.form.to_dict()
+        if isinstance(body, dict):
+            args.update(body)
+    return args
+
+
 def get_path(obj: Any, dotted: str | None) -> Any:
     if not dotted:
         return obj

@@ -20,6 +20,7 @@ from ._shapes import (
     from_wire,
     get_path,
     put_path,
+    read_args,
     shape_like,
     success_schema,
     to_wire,
@@ -39,7 +40,7 @@ def _check_params(model: ApiModel, names: dict[str, str], kwargs: dict[str, str]
     rid = None
     item_param = model.conventions.get("item_param")
     if item_param and not listing:  # RPC-style: the record's id is an argument (Slack's channel=)
-        rid = request.args.get(item_param) or request.form.get(item_param)
+        rid = read_args().get(item_param)
     for safe, value in kwargs.items():
         original = names.get(safe, safe)
         client_param = parents.get(original, original if original in inst.client_params else None)
@@ -203,6 +204,15 @@ def _view_update(model: ApiModel, op: Operation, names: dict[str, str], **kwargs
     return _record(model, op, row)
 
 
+def _view_deactivate(model: ApiModel, op: Operation, names: dict[str, str], **kwargs: str) -> Response:
+    """The provider's own deactivation (Okta's ``POST .../lifecycle/deactivate``): what a first delete does."""
+    rid = _check_params(model, names, kwargs)
+    first = _semantics(model)["deactivate_first"]
+    if rid is None or current().update(rid, {first["field"]: first["value"]}) is None:
+        raise _missing(model, rid)
+    return _json({}, 200)
+
+
 def _view_delete(model: ApiModel, op: Operation, names: dict[str, str], **kwargs: str) -> Response:
     rid = _check_params(model, names, kwargs)
     inst = current()
@@ -230,29 +240,30 @@ def _view_delete(model: ApiModel, op: Operation, names: dict[str, str], **kwargs
     return _json(shape_like(schema, row, model), op.success_status)
 
 
-def _query_key(value: str | None) -> str | None:
+def _query_key(value: Any) -> str | None:
     """A listing's required query argument as it is compared: JQL's ``project = "KEY"`` is ``project=KEY``."""
-    return None if value is None else re.sub(r"[\s\"']+", "", value).lower()
+    return None if value is None else re.sub(r"[\s\"']+", "", str(value)).lower()
 
 
 def _view_list(model: ApiModel, op: Operation, names: dict[str, str], **kwargs: str) -> Response:
     _check_params(model, names, kwargs, listing=True)
+    args = read_args()
     for param, value in current().list_query().items():
-        if _query_key(request.args.get(param)) != _query_key(value):
+        if _query_key(args.get(param)) != _query_key(value):
             raise ApiRefusal(400, f"{param}: a valid {param} is required to list", code="invalid_parameter")
     rows = current().all()
     default = model.conventions.get("list_default")
     if default:  # a listing that shows some records unless asked for all (GitHub: open issues, state=all)
-        wanted = request.args.get(default["param"], default["value"])
+        wanted = args.get(default["param"], default["value"])
         if wanted != default["all"]:
             rows = [r for r in rows if str(r.get(default["field"])) == wanted]
     for param, field in filter_params(model).items():
-        if param in request.args:
-            rows = [r for r in rows if str(r.get(field)) == request.args[param]]
+        if param in args:
+            rows = [r for r in rows if str(r.get(field)) == str(args[param])]
     page, meta, headers = paginate(model, rows)
     page = [to_wire(model, row) for row in page]
     trimmed = model.conventions.get("list_fields")
-    if trimmed and not request.args.get(trimmed["param"]):  # Jira's search/jql: only ids unless fields are named
+    if trimmed and not args.get(trimmed["param"]):  # Jira's search/jql: only ids unless fields are named
         page = [{k: row[k] for k in trimmed["default_keys"] if k in row} for row in page]
     schema = success_schema(model, op) or {}
     env = model.conventions["envelope"]
@@ -277,5 +288,6 @@ def _view_list(model: ApiModel, op: Operation, names: dict[str, str], **kwargs: 
     return _json(body, 200, headers)
 
 
+EXTRA_VIEWS = {"deactivate": _view_deactivate}
 ROLE_VIEWS = {"list": _view_list, "get": _view_get, "create": _view_create, "update": _view_update,
                "delete": _view_delete, "account": _view_account}
