@@ -140,7 +140,7 @@ def _model_app(model: ApiModel) -> Flask:
                 resp.set_cookie(cookie, inst.csrf_token, path="/", samesite="Lax")
             return resp
 
-    deactivate = (conv.get("delete_semantics") or {}).get("deactivate_first", {}).get("path")
+    deactivate = model.delete_semantics.get("deactivate_first", {}).get("path")
     if deactivate and "delete" in model.operations:  # the provider's own first step of a delete
         rule, names = rule_of(deactivate)
         view = functools.partial(EXTRA_VIEWS["deactivate"], model, model.operations["delete"], names)

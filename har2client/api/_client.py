@@ -231,9 +231,7 @@ class ConventionsClient:
         items: list[dict[str, Any]] = []
         fixed = {k: (v.format(**self.params) if "{" in v else self.params[v])
                  for k, v in self.model.conventions.get("list_query", {}).items()}
-        for key in ("list_fields", "list_default"):  # every field and every record, where a listing needs asking
-            if self.model.conventions.get(key):
-                fixed[self.model.conventions[key]["param"]] = self.model.conventions[key]["all"]
+        fixed.update(self.model.list_asks)  # every field and every record, where a listing needs asking
         by_field = {field: param for param, field in filter_params(self.model).items()}
         fixed.update({by_field.get(k, k): v for k, v in (filters or {}).items()})
         params: dict[str, Any] = dict(fixed)
@@ -310,7 +308,7 @@ class ConventionsClient:
         code = self._error_code(resp)
         if code is not None:
             return code == self.model.conventions["errors"]["not_found"]
-        if resp.status_code == 200 and (self.model.conventions.get("delete_semantics") or {}).get("readable_stub"):
+        if resp.status_code == 200 and self.model.delete_semantics.get("readable_stub"):
             body = resp.json()
             return isinstance(body, dict) and body.get("deleted") is True  # Stripe's deleted customer
         return resp.status_code == 404
@@ -358,7 +356,7 @@ class ConventionsClient:
         """Delete record ``rid``; the response (the second one where the first only deactivates)."""
         resp = self.request(self.model.operations["delete"], rid)
         self._raise(resp)
-        if (self.model.conventions.get("delete_semantics") or {}).get("deactivate_first"):
+        if self.model.delete_semantics.get("deactivate_first"):
             again = self.request(self.model.operations["delete"], rid)
             if again.status_code != 404:  # a 404: it was deactivated already, so the first deleted it
                 self._raise(again)
@@ -367,14 +365,12 @@ class ConventionsClient:
 
     def _with_context(self, body: dict[str, Any], role: str) -> dict[str, Any]:
         """``body`` saying where the record goes or what it is (``create_context``, ``update_context``)."""
-        for dotted, want in (self.model.conventions.get(f"{role}_context") or {}).items():
+        for dotted, want in self.model.write_context(role, self.params).items():
             *parents, last = dotted.split(".")
             node = body
             for key in parents:
                 node = node.setdefault(key, {})
-            if isinstance(want, list):
-                want = [w.format(**self.params) for w in want]
-            node[last] = want.format(**self.params) if isinstance(want, str) else want
+            node[last] = want
         return body
 
 

@@ -103,8 +103,7 @@ def _check_auth_as(model: ApiModel, auth: dict[str, Any], inst: Instance) -> Non
         if auth.get("key_as") == "username":  # Lob: the API key as the user name, the password empty
             if a.username != creds["api_key"]:
                 raise _refuse(model, "Your API key is not valid", "invalid_api_key")
-        elif a.password != creds["password"] or a.username not in (
-                creds["username"], creds["username"] + auth.get("token_suffix", "\0")):  # Zendesk: "{email}/token"
+        elif a.password != creds["password"] or a.username not in _user_names(creds["username"], auth):
             raise _refuse(model, "Invalid username or password", "invalid_credentials")
     elif style == "session_cookie":
         sid = request.cookies.get(auth.get("cookie", "session"))
@@ -115,6 +114,12 @@ def _check_auth_as(model: ApiModel, auth: dict[str, Any], inst: Instance) -> Non
             raise _refuse(model, "Your session has expired; sign in again", "session_expired")
         if state != "ok":
             raise _refuse(model, "The session is not valid", "invalid_session")
+
+
+def _user_names(username: str, auth: dict[str, Any]) -> tuple[str, ...]:
+    """The user names basic auth accepts: the account's, and with ``token_suffix`` for API-token sign-in
+    (Zendesk's ``{email}/token``)."""
+    return (username, username + auth["token_suffix"]) if auth.get("token_suffix") else (username,)
 
 
 def check_version(model: ApiModel) -> None:

@@ -113,6 +113,30 @@ class ApiModel:
         return props.get(self.field_bag, {}).get("properties", {}) if self.field_bag else props
 
     @property
+    def delete_semantics(self) -> dict[str, Any]:
+        """What a delete does besides removing the record (``delete_semantics``: Stripe's readable stub,
+        Okta's deactivation first), or {}."""
+        return self.conventions.get("delete_semantics") or {}
+
+    @property
+    def list_asks(self) -> dict[str, str]:
+        """Query arguments a listing needs to show every record with every field (Jira's ``fields=*all``,
+        GitHub's ``state=all``): ``list_fields`` and ``list_default``, by parameter."""
+        return {c["param"]: c["all"] for c in (self.conventions.get(k) for k in ("list_fields", "list_default")) if c}
+
+    def write_context(self, role: str, params: dict[str, str]) -> dict[str, Any]:
+        """What a ``role`` write must carry besides the caller's fields, by dotted path, with the client's
+        parameters filled in: a string or list of strings must match, an object need only be there."""
+        out: dict[str, Any] = {}
+        for dotted, want in (self.conventions.get(f"{role}_context") or {}).items():
+            if isinstance(want, list):
+                want = [w.format(**params) for w in want]
+            elif isinstance(want, str):
+                want = want.format(**params)
+            out[dotted] = want
+        return out
+
+    @property
     def context_fields(self) -> set[str]:
         """Request fields the client fills itself (``create_context``, ``update_context``: a parent, a
         project, the record's type), named inside the request wrapper: no caller passes them."""

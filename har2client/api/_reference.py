@@ -251,10 +251,8 @@ class Client:
     lp = path_expr(ops["list"].path, listing=True)
     fixed = "".join((f'params["{q}"] = f"' + cp.replace("{", "{self._") + '"\n') if "{" in cp
                     else f'params["{q}"] = self._{cp}\n' for q, cp in c.get("list_query", {}).items())
-    if c.get("list_fields"):  # every field, where a listing answers only ids unless asked
-        fixed += f'params["{c["list_fields"]["param"]}"] = "{c["list_fields"]["all"]}"\n'
-    if c.get("list_default"):  # every record, where a listing shows some unless asked for all
-        fixed += f'params["{c["list_default"]["param"]}"] = "{c["list_default"]["all"]}"\n'
+    # every field and every record, where a listing answers ids only or some records unless asked
+    fixed += "".join(f'params["{param}"] = "{value}"\n' for param, value in model.list_asks.items())
     out.append(_m("_list_params", "filters=None, **extra",
                   "params = {}\n" + fixed + "params.update(filters or {})\nparams.update(extra)\nreturn params"
                   if fixed else "return {**(filters or {}), **extra}"))
@@ -274,7 +272,7 @@ class Client:
 
     item_param = c.get("item_param")
     id_query = f', params={{"{item_param}": {res}_id}}' if item_param else ""
-    semantics = c.get("delete_semantics") or {}
+    semantics = model.delete_semantics
     read = f'self._one(self._request("GET", PATH{id_query}).json())'
     if semantics.get("readable_stub"):
         read = f"""record = {read}

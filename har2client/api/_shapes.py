@@ -7,6 +7,7 @@ import datetime as _dt
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from flask import Response, request
@@ -29,14 +30,15 @@ def current() -> Instance:
     return request.environ[INSTANCE_KEY]
 
 
-def read_args() -> dict[str, Any]:
+def read_args() -> Mapping[str, Any]:
     """A read's arguments: the query, and where the read came by POST (Slack's methods, Jira's search/jql,
     Notion's query) the form or JSON body's too."""
+    if request.method != "POST":
+        return request.args  # as it is: paging reads it several times a request
     args: dict[str, Any] = request.args.to_dict()
-    if request.method == "POST":
-        body = request.get_json(silent=True) if request.is_json else request.form.to_dict()
-        if isinstance(body, dict):
-            args.update(body)
+    body = request.get_json(silent=True) if request.is_json else request.form.to_dict()
+    if isinstance(body, dict):
+        args.update(body)
     return args
 
 

@@ -103,18 +103,11 @@ def _check_context(model: ApiModel, body: dict[str, Any], role: str) -> None:
     PagerDuty's ``type``): a template (or a list of them) must match the client's values, an object only
     be there."""
     status = int(model.conventions.get("validation_status", 400))
-    params = current().client_params
-    for dotted, want in (model.conventions.get(f"{role}_context") or {}).items():
+    for dotted, want in model.write_context(role, current().client_params).items():
         got = get_path(body, dotted)
         if got in (None, "", {}, []):
             raise ApiRefusal(status, f"body.{dotted} should be defined", code="validation_failed")
-        if isinstance(want, list):
-            want = [w.format(**params) for w in want]
-        elif isinstance(want, str):
-            want = want.format(**params)
-        else:
-            continue
-        if got != want:
+        if isinstance(want, (str, list)) and got != want:
             raise ApiRefusal(status, f"body.{dotted}: {got!r} is not valid here", code="validation_failed")
 
 
@@ -154,15 +147,11 @@ def _view_get(model: ApiModel, op: Operation, names: dict[str, str], **kwargs: s
     rid = _check_params(model, names, kwargs)
     row = current().get(rid) if rid is not None else None
     if row is None:
-        gone = current().deleted_copy(rid) if _semantics(model).get("readable_stub") else None
+        gone = current().deleted_copy(rid) if model.delete_semantics.get("readable_stub") else None
         if gone is not None:  # a deleted record still answers, marked deleted (Stripe)
             return _json(deleted_stub(model, gone), 200)
         raise _missing(model, rid)
     return _record(model, op, row)
-
-
-def _semantics(model: ApiModel) -> dict[str, Any]:
-    return model.conventions.get("delete_semantics") or {}
 
 
 def _view_account(model: ApiModel, op: Operation, names: dict[str, str], **kwargs: str) -> Response:
@@ -207,7 +196,7 @@ def _view_update(model: ApiModel, op: Operation, names: dict[str, str], **kwargs
 def _view_deactivate(model: ApiModel, op: Operation, names: dict[str, str], **kwargs: str) -> Response:
     """The provider's own deactivation (Okta's ``POST .../lifecycle/deactivate``): what a first delete does."""
     rid = _check_params(model, names, kwargs)
-    first = _semantics(model)["deactivate_first"]
+    first = model.delete_semantics["deactivate_first"]
     if rid is None or current().update(rid, {first["field"]: first["value"]}) is None:
         raise _missing(model, rid)
     return _json({}, 200)
@@ -219,7 +208,7 @@ def _view_delete(model: ApiModel, op: Operation, names: dict[str, str], **kwargs
     row = inst.get(rid) if rid is not None else None
     if row is None:
         raise _missing(model, rid)
-    first = _semantics(model).get("deactivate_first")
+    first = model.delete_semantics.get("deactivate_first")
     if first and row.get(first["field"]) != first["value"]:
         # The first delete only deactivates (Okta's DEPROVISIONED); a second one deletes.
         inst.update(rid, {first["field"]: first["value"]})
