@@ -2,14 +2,17 @@
 
 import random
 
+import httpx
 import pytest
 from openapi_schema_validator import OAS30Validator, oas30_format_checker
 
 from har2client import SpecError
+from har2client.api import Instance, conventions_on, serve
 from har2client.api._fake import fake_records
 from har2client.tiera import load_tiera_spec, load_tiera_specs, tiera_specs
 
 MODELS = load_tiera_specs()
+BY_KEY = {m.key: m for m in MODELS}
 
 
 def test_every_description_loads_with_the_roles_its_session_uses():
@@ -39,15 +42,14 @@ def test_generated_records_are_valid_for_the_providers_own_schema(model):
 
 
 def test_ids_take_the_providers_shape():
-    by_key = {m.key: m for m in MODELS}
     r = random.Random(1)
-    stripe = fake_records(by_key["stripe"], 3, r)
+    stripe = fake_records(BY_KEY["stripe"], 3, r)
     assert all(c["id"].startswith("cus_") and len(c["id"]) == len("cus_NffrFeUfNV2Hib") for c in stripe)
-    twilio = fake_records(by_key["twilio"], 3, r)
+    twilio = fake_records(BY_KEY["twilio"], 3, r)
     assert all(m["sid"][:2] in ("SM", "MM") and len(m["sid"]) == 34 for m in twilio)
-    jira = fake_records(by_key["jira"], 3, r)
+    jira = fake_records(BY_KEY["jira"], 3, r)
     assert all(i["key"].split("-")[0] == "DEMO" for i in jira)
-    assert all(isinstance(i["number"], int) for i in fake_records(by_key["github"], 3, r))
+    assert all(isinstance(i["number"], int) for i in fake_records(BY_KEY["github"], 3, r))
 
 
 def test_generation_is_deterministic():
@@ -71,11 +73,7 @@ def test_a_broken_annotation_is_a_clear_error(tmp_path):
 def test_a_request_without_an_optional_version_header_gets_the_default_version(key):
     """Stripe and GitHub answer a request without their version header with their default version
     (a wrong version is still refused), so no hidden test asks a client for the header."""
-    import httpx
-
-    from har2client.api import Instance, conventions_on, serve
-
-    model = next(s.model for s in tiera_specs() if s.key == key)
+    model = BY_KEY[key]
     assert "version" not in conventions_on(model)
     instance = Instance(model, 5)
     auth = {"Authorization": f"Bearer {instance.credentials['api_key']}"}
@@ -93,11 +91,7 @@ def test_a_request_without_an_optional_version_header_gets_the_default_version(k
     ("notion", "code", {401: "unauthorized", 404: "object_not_found", "no version": "missing_version"}),
 ])
 def test_errors_carry_the_providers_code_for_each_refusal(key, field, expected):
-    import httpx
-
-    from har2client.api import Instance, serve
-
-    model = next(s.model for s in tiera_specs() if s.key == key)
+    model = BY_KEY[key]
     instance = Instance(model, 6)
     auth = model.auth
     good = {auth.get("header", "Authorization"): auth.get("prefix", "Bearer ") + instance.credentials["api_key"]}
@@ -116,11 +110,7 @@ def test_errors_carry_the_providers_code_for_each_refusal(key, field, expected):
 
 
 def test_slack_ends_paging_with_an_empty_cursor_and_takes_json_bodies_too():
-    import httpx
-
-    from har2client.api import Instance, serve
-
-    model = next(s.model for s in tiera_specs() if s.key == "slack")
+    model = BY_KEY["slack"]
     instance = Instance(model, 7)
     auth = {"Authorization": f"Bearer {instance.credentials['api_key']}"}
     with serve(instance, host="127.0.0.1") as server:
@@ -137,11 +127,7 @@ def test_slack_ends_paging_with_an_empty_cursor_and_takes_json_bodies_too():
 
 
 def test_twilio_pages_from_zero_with_page_size_and_a_page_token():
-    import httpx
-
-    from har2client.api import Instance, serve
-
-    model = next(s.model for s in tiera_specs() if s.key == "twilio")
+    model = BY_KEY["twilio"]
     instance = Instance(model, 8)
     auth = httpx.BasicAuth(instance.credentials["username"], instance.credentials["password"])
     with serve(instance, host="127.0.0.1") as server:
@@ -157,11 +143,7 @@ def test_twilio_pages_from_zero_with_page_size_and_a_page_token():
 
 
 def test_jira_searches_by_jql_with_next_page_tokens_and_the_old_search_is_gone():
-    import httpx
-
-    from har2client.api import Instance, serve
-
-    model = next(s.model for s in tiera_specs() if s.key == "jira")
+    model = BY_KEY["jira"]
     instance = Instance(model, 9)
     auth = httpx.BasicAuth(instance.credentials["username"], instance.credentials["password"])
     jql = {"jql": f"project = {instance.client_params['project_key']}", "maxResults": 10}
@@ -190,11 +172,7 @@ def test_jira_searches_by_jql_with_next_page_tokens_and_the_old_search_is_gone()
 
 
 def test_box_tokens_say_whom_they_act_for():
-    import httpx
-
-    from har2client.api import Instance, serve
-
-    model = next(s.model for s in tiera_specs() if s.key == "box")
+    model = BY_KEY["box"]
     instance = Instance(model, 10)
     grant = {"grant_type": "client_credentials", **instance.credentials}
     with serve(instance, host="127.0.0.1") as server:
@@ -209,11 +187,7 @@ def test_box_tokens_say_whom_they_act_for():
 
 def test_stripe_answers_a_deleted_customer_as_a_stub_marked_deleted():
     """Real Stripe: DELETE answers {id, object, deleted: true}, and so does a later GET (not a 404)."""
-    import httpx
-
-    from har2client.api import Instance, serve
-
-    model = next(s.model for s in tiera_specs() if s.key == "stripe")
+    model = BY_KEY["stripe"]
     instance = Instance(model, 8)
     auth = {"Authorization": f"Bearer {instance.credentials['api_key']}"}
     rid = next(iter(instance.rows))
@@ -227,11 +201,7 @@ def test_stripe_answers_a_deleted_customer_as_a_stub_marked_deleted():
 
 
 def test_okta_deactivates_a_user_on_the_first_delete_and_deletes_on_the_second():
-    import httpx
-
-    from har2client.api import Instance, serve
-
-    model = next(s.model for s in tiera_specs() if s.key == "okta")
+    model = BY_KEY["okta"]
     instance = Instance(model, 8)
     auth = {"Authorization": f"SSWS {instance.credentials['api_key']}"}
     rid = next(k for k, v in instance.rows.items() if v["status"] == "ACTIVE")
@@ -252,11 +222,7 @@ def test_okta_deactivates_a_user_on_the_first_delete_and_deletes_on_the_second()
 
 def test_notion_lists_a_data_source_and_a_new_page_must_name_its_parent():
     """Notion-Version 2025-09-03: databases hold data sources; pages are queried and created under one."""
-    import httpx
-
-    from har2client.api import Instance, serve
-
-    model = next(s.model for s in tiera_specs() if s.key == "notion")
+    model = BY_KEY["notion"]
     instance = Instance(model, 9)
     source = instance.client_params["data_source_id"]
     auth = {"Authorization": f"Bearer {instance.credentials['api_key']}", "Notion-Version": "2025-09-03"}
@@ -278,11 +244,7 @@ def test_notion_lists_a_data_source_and_a_new_page_must_name_its_parent():
 
 def test_reads_by_post_take_their_arguments_from_the_body():
     """Slack's methods take GET or POST (form or JSON); Jira's search/jql takes a JSON body by POST."""
-    import httpx
-
-    from har2client.api import Instance, serve
-
-    slack = next(s.model for s in tiera_specs() if s.key == "slack")
+    slack = BY_KEY["slack"]
     instance = Instance(slack, 10)
     auth = {"Authorization": f"Bearer {instance.credentials['api_key']}"}
     with serve(instance, host="127.0.0.1") as server:
@@ -297,7 +259,7 @@ def test_reads_by_post_take_their_arguments_from_the_body():
         assert sorted(seen) == sorted(instance.rows) and len(seen) > 7
         info = httpx.post(server.base_url + "/api/conversations.info", headers=auth, json={"channel": seen[0]})
         assert info.json()["channel"]["id"] == seen[0]
-    jira = next(s.model for s in tiera_specs() if s.key == "jira")
+    jira = BY_KEY["jira"]
     instance = Instance(jira, 10)
     basic = httpx.BasicAuth(instance.credentials["username"], instance.credentials["password"])
     with serve(instance, host="127.0.0.1") as server:
@@ -315,11 +277,7 @@ def test_reads_by_post_take_their_arguments_from_the_body():
 
 def test_zendesk_pages_by_offset_or_by_cursor_as_the_client_asks():
     """Zendesk recommends cursor paging (page[size], page[after], meta.has_more, links.next) beside offsets."""
-    import httpx
-
-    from har2client.api import Instance, serve
-
-    model = next(s.model for s in tiera_specs() if s.key == "zendesk")
+    model = BY_KEY["zendesk"]
     instance = Instance(model, 11)
     auth = httpx.BasicAuth(instance.credentials["username"] + "/token", instance.credentials["password"])
     with serve(instance, host="127.0.0.1") as server:
