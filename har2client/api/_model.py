@@ -137,6 +137,12 @@ class ApiModel:
         return out
 
     @property
+    def not_caller_fields(self) -> set[Any]:
+        """Request fields no caller of a client's methods passes: the record's id, an RPC-style item
+        argument (Slack's ``channel``), and the ``context_fields`` the client fills itself."""
+        return {self.id_field, self.conventions.get("item_param")} | self.context_fields
+
+    @property
     def context_fields(self) -> set[str]:
         """Request fields the client fills itself (``create_context``, ``update_context``: a parent, a
         project, the record's type), named inside the request wrapper: no caller passes them."""

@@ -290,7 +290,7 @@ def record_session(model: ApiModel, instance: Instance, seed: int, *, profile: s
         cap.page(f"{model.resource.capitalize()} {target}", f"/{plural}/{target}")
     if "update" in session and target is not None:
         props = model.request_fields("update")[0]
-        not_fields = {model.id_field, model.conventions.get("item_param")} | model.context_fields
+        not_fields = model.not_caller_fields
         fields = [k for k, v in props.items() if v.get("type") == "string" and "enum" not in v and k not in not_fields]
         if fields:
             field = fields[r.randrange(len(fields))]

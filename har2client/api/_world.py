@@ -124,7 +124,7 @@ def create_values(model: ApiModel, r: random.Random) -> dict[str, Any]:
     """Fields for a create: the plain ones the record keeps, and whatever the API requires besides."""
     props, required = model.request_fields("create")
     record = {k.lower() for k in model.field_properties}
-    not_fields = {model.id_field, model.conventions.get("item_param")} | model.context_fields
+    not_fields = model.not_caller_fields
     plain = {k for k, v in props.items() if (v.get("type") in ("string", "integer", "boolean") or "enum" in v)
              and k.lower() in record and k not in not_fields}
     return {k: fake_from_schema(v, r, k) for k, v in props.items()
@@ -138,7 +138,7 @@ def plain_fields(model: ApiModel, role: str) -> tuple[list[str], list[str]]:
     """The fields a test may set through ``role``: those the record keeps, free text first."""
     props = model.request_fields(role)[0]
     record = {k.lower() for k in model.field_properties}
-    not_fields = {model.id_field, model.conventions.get("item_param")} | model.context_fields
+    not_fields = model.not_caller_fields
     candidates = [k for k, v in props.items() if k.lower() in record and k not in not_fields
                   and (v.get("type") in ("string", "integer") or "enum" in v)]
     if not candidates:  # an API whose only plain writable field is a flag (Notion's archived)
